@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * plugin.c: maxcode.so, the GNU make loadable object. It registers make
+ * functions from a table and reports errors to make. It stays thin: it
+ * runs inside make's only thread, so nothing slow happens here.
+ *
+ * Functions:
+ *   $(maxcode-version)        the maxcode version string. make parses a
+ *                             reference without arguments as a variable,
+ *                             so setup also defines that variable; the
+ *                             function serves `$(maxcode-version )` and
+ *                             $(call maxcode-version)
+ *   $(maxcode-setting NAME)   the effective value of a setting, after all
+ *                             layers (make variable > env > files > default)
+ */
+#include "mc_setup.h"
+#include "plugin.h"
+#include "alloc.h"
+#include "buf.h"
+#include "conf.h"
+#include "log.h"
+
+MC_EXPORT int plugin_is_GPL_compatible;
+
+/* Defaults, files and environment: read once per make run. */
+static struct mc_conf base_conf;
+static int base_loaded;
+
+/*
+ * Stop make with MSG at the caller's makefile line. The message goes
+ * through a variable, so that parentheses, '$' and '#' in it cannot break
+ * the $(error ...) call: '$' is doubled and '#' escaped for the
+ * assignment, and newlines become spaces.
+ */
+static void
+fail(const char *msg)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    const char *p;
+
+    mc_buf_adds(&b, "MAXCODE__ERROR := maxcode: ");
+    for (p = msg; *p; p++) {
+        if (*p == '$')
+            mc_buf_adds(&b, "$$");
+        else if (*p == '#')
+            mc_buf_adds(&b, "\\#");
+        else if (*p == '\n' || *p == '\r')
+            mc_buf_addc(&b, ' ');
+        else
+            mc_buf_addc(&b, *p);
+    }
+    mc_buf_rtrim(&b);
+    while (b.len && b.s[b.len - 1] == '\\')
+        b.s[--b.len] = '\0';
+    if (mc_buf_status(&b) == MC_OK)
+        gmk_eval(b.s, NULL);
+    else
+        gmk_eval("MAXCODE__ERROR := maxcode: out of memory", NULL);
+    mc_buf_release(&b);
+    gmk_eval("$(error $(MAXCODE__ERROR))", NULL);
+}
+
+/* A copy of S in memory make will free; NULL if make's allocator fails
+ * (it aborts instead, in practice). */
+static char *
+to_make(const char *s)
+{
+    size_t n = strlen(s);
+    char *r = gmk_alloc((unsigned int)n + 1);
+
+    if (r)
+        memcpy(r, s, n + 1);
+    return r;
+}
+
+/*
+ * A make variable's value, but only when the makefile or the command line
+ * set it: make also exposes the environment as variables, and those belong
+ * to the environment layer, below make's.
+ */
+static char *
+make_lookup(const char *name, void *ctx)
+{
+    struct mc_buf ref = MC_BUF_INIT;
+    char *origin, *value = NULL;
+    int from_make;
+
+    (void)ctx;
+    mc_buf_addf(&ref, "$(origin %s)", name);
+    if (mc_buf_status(&ref))
+        return NULL;
+    origin = gmk_expand(ref.s);
+    from_make = origin && (!strcmp(origin, "file") ||
+                           !strcmp(origin, "command line") ||
+                           !strcmp(origin, "override"));
+    gmk_free(origin);
+    if (from_make) {
+        char *v;
+
+        mc_buf_reset(&ref);
+        mc_buf_addf(&ref, "$(%s)", name);
+        if (mc_buf_status(&ref) == MC_OK && (v = gmk_expand(ref.s))) {
+            value = mc_strdup(v);
+            gmk_free(v);
+        }
+    }
+    mc_buf_release(&ref);
+    return value;
+}
+
+/* The effective configuration at this point of the makefile, in C (which
+ * the caller releases). On error, ERR says why. */
+static enum mc_code
+load_conf(struct mc_conf *c, struct mc_err *err)
+{
+    enum mc_code rc;
+
+    if (!base_loaded) {
+        rc = mc_conf_load(&base_conf, NULL, NULL, err);
+        if (rc)
+            return rc;
+        base_loaded = 1;
+    }
+    rc = mc_conf_copy(c, &base_conf, err);
+    if (!rc)
+        rc = mc_conf_read_make(c, make_lookup, NULL, err);
+    if (rc)
+        mc_conf_release(c);
+    return rc;
+}
+
+static char *
+fn_version(const char *name, unsigned int argc, char **argv)
+{
+    (void)name;
+    (void)argc;
+    (void)argv;
+    return to_make(PACKAGE_VERSION);
+}
+
+static char *
+fn_setting(const char *name, unsigned int argc, char **argv)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_conf c;
+    enum mc_setting_id id;
+    char *res = NULL, *want;
+    char msg[400];
+
+    (void)argc;
+    want = mc_strdup(argv[0]);
+    if (!want) {
+        fail("out of memory");
+        return NULL;
+    }
+    {
+        /* make does not strip function arguments; we do. */
+        char *s = want, *e;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        e = s + strlen(s);
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+            *--e = '\0';
+        memmove(want, s, strlen(s) + 1);
+    }
+    if (mc_conf_lookup(want, 1, &id)) {
+        snprintf(msg, sizeof(msg), "$(%s %s): unknown setting '%s' "
+                 "(`maxcode config` lists them)", name, want, want);
+        fail(msg);
+        goto out;
+    }
+    if (mc_conf_is_secret(id)) {
+        snprintf(msg, sizeof(msg), "$(%s %s): %s is a secret and is never "
+                 "expanded", name, want, mc_conf_name(id));
+        fail(msg);
+        goto out;
+    }
+    if (load_conf(&c, &err)) {
+        fail(err.msg);
+        goto out;
+    }
+    res = to_make(mc_conf_get(&c, id));
+    mc_conf_release(&c);
+out:
+    mc_free(want);
+    return res;
+}
+
+struct function {
+    const char *name; /* a literal: make 4.3 keeps the pointer */
+    unsigned int min_args, max_args, flags;
+    gmk_func_ptr fn;
+};
+
+static const struct function functions[] = {
+    {"maxcode-version", 0, 0, GMK_FUNC_DEFAULT, fn_version},
+    {"maxcode-setting", 1, 1, GMK_FUNC_DEFAULT, fn_setting},
+};
+
+#ifdef GMK_ABI_VERSION
+int
+maxcode_gmk_setup(unsigned int abi, const gmk_floc *floc)
+#else
+int
+maxcode_gmk_setup(const gmk_floc *floc)
+#endif
+{
+    size_t i;
+
+#ifdef GMK_ABI_VERSION
+    (void)abi;
+#endif
+    for (i = 0; i < MC_ARRAY_SIZE(functions); i++)
+        gmk_add_function(functions[i].name, functions[i].fn,
+                         functions[i].min_args, functions[i].max_args,
+                         functions[i].flags);
+    gmk_eval("maxcode-version := " PACKAGE_VERSION, floc);
+    return 1;
+}
+
+void
+maxcode_gmk_unload(void)
+{
+    if (base_loaded)
+        mc_conf_release(&base_conf);
+    base_loaded = 0;
+}

@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * conf.c: the settings table, value checks, and the configuration layers
+ * (defaults, user file, project file, environment, make, arguments).
+ */
+#include "mc_setup.h"
+#include "conf.h"
+#include "alloc.h"
+#include "buf.h"
+
+#include <ctype.h>
+#include <math.h>
+
+enum kind {
+    K_STRING, /* any text */
+    K_PATH,   /* non-empty text */
+    K_ENUM,   /* one of CHOICES */
+    K_LIST,   /* a set drawn from CHOICES, joined by spaces, '+' or ',' */
+    K_INT,    /* an integer in [MIN, MAX] */
+    K_FLOAT,  /* a number >= MIN */
+    K_SIZE,   /* a size: digits with an optional K/M/G/T suffix */
+    K_SECRET  /* any text, never shown */
+};
+
+struct def {
+    const char *name;    /* MAXCODE_... */
+    const char *key;     /* option key of $(maxcode ...), or NULL */
+    enum kind kind;
+    const char *dflt;    /* NULL: computed at init */
+    const char *choices; /* K_ENUM, K_LIST: space-separated */
+    double min, max;
+    const char *help;
+};
+
+static const struct def defs[MC_SET__COUNT] = {
+    [MC_SET_MODE] = {"MAXCODE_MODE", NULL, K_ENUM, "optimize",
+                     "optimize cache verify refresh off", 0, 0,
+                     "what $(maxcode ...) does on a hit and a miss"},
+    [MC_SET_CACHE_DIR] = {"MAXCODE_CACHE_DIR", NULL, K_PATH, NULL, NULL, 0, 0,
+                          "local cache directory"},
+    [MC_SET_MAX_SIZE] = {"MAXCODE_MAX_SIZE", NULL, K_SIZE, "2G", NULL, 0, 0,
+                         "local cache size before it is trimmed"},
+    [MC_SET_REMOTE] = {"MAXCODE_REMOTE", NULL, K_STRING, "", NULL, 0, 0,
+                       "remote HTTP cache URL (suffix |read-only allowed)"},
+    [MC_SET_COMPDB] = {"MAXCODE_COMPDB", NULL, K_STRING, "", NULL, 0, 0,
+                       "compile_commands.json to take flags from"},
+    [MC_SET_LLM_URL] = {"MAXCODE_LLM_URL", NULL, K_STRING, "", NULL, 0, 0,
+                        "base URL of the model endpoint"},
+    [MC_SET_LLM_API] = {"MAXCODE_LLM_API", NULL, K_ENUM, "openai",
+                        "openai anthropic", 0, 0, "model endpoint protocol"},
+    [MC_SET_MODEL] = {"MAXCODE_MODEL", NULL, K_STRING, "", NULL, 0, 0,
+                      "model that proposes variants"},
+    [MC_SET_CRITIC_MODEL] = {"MAXCODE_CRITIC_MODEL", NULL, K_STRING, "", NULL,
+                             0, 0, "model that critiques (default: MODEL)"},
+    [MC_SET_GVF_MODEL] = {"MAXCODE_GVF_MODEL", NULL, K_STRING, "", NULL, 0, 0,
+                          "value model for strategy=gvf (default: MODEL)"},
+    [MC_SET_API_KEY] = {"MAXCODE_API_KEY", NULL, K_SECRET, "", NULL, 0, 0,
+                        "model API key (else OPENAI_/ANTHROPIC_API_KEY)"},
+    [MC_SET_STRICT] = {"MAXCODE_STRICT", NULL, K_ENUM, "0", "0 1", 0, 0,
+                       "1: a failed search fails the build"},
+    [MC_SET_LOG] = {"MAXCODE_LOG", NULL, K_ENUM, "normal",
+                    "quiet normal verbose", 0, 0, "how much maxcode says"},
+    [MC_SET_BUDGET] = {"MAXCODE_BUDGET", "budget", K_INT, "16", NULL, 1,
+                       100000, "most candidates to evaluate per target"},
+    [MC_SET_STRATEGY] = {"MAXCODE_STRATEGY", "strategy", K_ENUM, "cuda-llm",
+                         "flat effi-learner cuda-llm gvf", 0, 0,
+                         "search strategy"},
+    [MC_SET_PROPOSER] = {"MAXCODE_PROPOSER", "proposer", K_ENUM, "auto",
+                         "llm builtin auto", 0, 0, "who writes variants"},
+    [MC_SET_METRIC] = {"MAXCODE_METRIC", "metric", K_ENUM, "time",
+                       "time instructions", 0, 0, "what is minimised"},
+    [MC_SET_MIN_SPEEDUP] = {"MAXCODE_MIN_SPEEDUP", "min-speedup", K_FLOAT,
+                            "1.03", NULL, 1.0, 0,
+                            "smallest confirmed speedup worth keeping"},
+    [MC_SET_FIELDS] = {"MAXCODE_FIELDS", "fields", K_LIST,
+                       "best+critique+traj", "best critique traj", 0, 0,
+                       "policy-prompt fields"},
+    [MC_SET_CRITIQUE] = {"MAXCODE_CRITIQUE", "critique", K_ENUM, "on",
+                         "on off", 0, 0, "critic call per candidate"},
+};
+
+static const char *const origin_names[] = {
+    [MC_FROM_DEFAULT] = "default",
+    [MC_FROM_USER] = "user config",
+    [MC_FROM_PROJECT] = "project config",
+    [MC_FROM_ENV] = "environment",
+    [MC_FROM_MAKE] = "make variable",
+    [MC_FROM_ARG] = "argument",
+};
+
+const char *
+mc_conf_name(enum mc_setting_id id)
+{
+    return defs[id].name;
+}
+
+const char *
+mc_conf_key(enum mc_setting_id id)
+{
+    return defs[id].key;
+}
+
+const char *
+mc_conf_help(enum mc_setting_id id)
+{
+    return defs[id].help;
+}
+
+int
+mc_conf_is_secret(enum mc_setting_id id)
+{
+    return defs[id].kind == K_SECRET;
+}
+
+const char *
+mc_origin_name(enum mc_origin origin)
+{
+    return origin_names[origin];
+}
+
+/* Compare NAME with the short form of a variable name: "min-speedup" and
+ * "min_speedup" match MAXCODE_MIN_SPEEDUP, case-insensitively. */
+static int
+short_name_matches(const char *name, const char *var)
+{
+    const char *s = var + strlen("MAXCODE_");
+
+    for (; *name && *s; name++, s++) {
+        char a = *name == '-' ? '_' : (char)toupper((unsigned char)*name);
+        if (a != *s)
+            return 0;
+    }
+    return !*name && !*s;
+}
+
+int
+mc_conf_lookup(const char *name, int keys_ok, enum mc_setting_id *id)
+{
+    size_t i;
+
+    for (i = 0; i < MC_SET__COUNT; i++) {
+        if (!strcmp(name, defs[i].name) ||
+            (keys_ok && short_name_matches(name, defs[i].name))) {
+            *id = (enum mc_setting_id)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Is WORD (of length LEN) one of the space-separated CHOICES? */
+static int
+is_choice(const char *choices, const char *word, size_t len)
+{
+    const char *p = choices;
+
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        if (n == len && !strncmp(p, word, len))
+            return 1;
+        p += n;
+        p += strspn(p, " ");
+    }
+    return 0;
+}
+
+int
+mc_conf_parse_size(const char *s, unsigned long long *out)
+{
+    unsigned long long v, mult = 1;
+    char *end;
+
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    switch (toupper((unsigned char)*end)) {
+    case '\0':
+        break;
+    case 'K':
+        mult = 1ULL << 10;
+        break;
+    case 'M':
+        mult = 1ULL << 20;
+        break;
+    case 'G':
+        mult = 1ULL << 30;
+        break;
+    case 'T':
+        mult = 1ULL << 40;
+        break;
+    default:
+        return -1;
+    }
+    if (*end) {
+        end++;
+        if (toupper((unsigned char)*end) == 'B' ||
+            (toupper((unsigned char)*end) == 'I' &&
+             toupper((unsigned char)end[1]) == 'B'))
+            end += toupper((unsigned char)*end) == 'B' ? 1 : 2;
+        if (*end)
+            return -1;
+    }
+    if (v > ULLONG_MAX / mult)
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+static enum mc_code
+bad_value(const struct def *d, const char *value, const char *where,
+          const char *expected, struct mc_err *err)
+{
+    return mc_err_set(err, MC_ECONFIG, "%s%s%s=%s: expected %s",
+                      where ? where : "", where ? ": " : "", d->name,
+                      d->kind == K_SECRET ? "***" : value, expected);
+}
+
+enum mc_code
+mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
+              struct mc_err *err)
+{
+    const struct def *d = &defs[id];
+    char expected[160];
+    unsigned long long size;
+    char *end;
+
+    switch (d->kind) {
+    case K_STRING:
+    case K_SECRET:
+        return MC_OK;
+    case K_PATH:
+        if (!*value)
+            return bad_value(d, value, where, "a non-empty path", err);
+        return MC_OK;
+    case K_ENUM:
+        if (!is_choice(d->choices, value, strlen(value))) {
+            snprintf(expected, sizeof(expected), "one of: %s", d->choices);
+            return bad_value(d, value, where, expected, err);
+        }
+        return MC_OK;
+    case K_LIST: {
+        const char *p = value;
+        snprintf(expected, sizeof(expected),
+                 "some of '%s', separated by '+', ',' or spaces",
+                 d->choices);
+        p += strspn(p, " +,");
+        if (!*p)
+            return bad_value(d, value, where, expected, err);
+        while (*p) {
+            size_t n = strcspn(p, " +,");
+            if (!is_choice(d->choices, p, n))
+                return bad_value(d, value, where, expected, err);
+            p += n;
+            p += strspn(p, " +,");
+        }
+        return MC_OK;
+    }
+    case K_INT: {
+        long long v;
+        errno = 0;
+        v = strtoll(value, &end, 10);
+        if (errno || end == value || *end || v < (long long)d->min ||
+            v > (long long)d->max) {
+            snprintf(expected, sizeof(expected),
+                     "a whole number from %.0f to %.0f", d->min, d->max);
+            return bad_value(d, value, where, expected, err);
+        }
+        return MC_OK;
+    }
+    case K_FLOAT: {
+        double v;
+        errno = 0;
+        v = strtod(value, &end);
+        if (errno || end == value || *end || !isfinite(v) || v < d->min) {
+            snprintf(expected, sizeof(expected), "a number >= %g", d->min);
+            return bad_value(d, value, where, expected, err);
+        }
+        return MC_OK;
+    }
+    case K_SIZE:
+        if (mc_conf_parse_size(value, &size))
+            return bad_value(d, value, where,
+                             "a size such as 500M or 2G", err);
+        return MC_OK;
+    }
+    return mc_err_set(err, MC_EINTERNAL, "setting %s has no kind", d->name);
+}
+
+static enum mc_code
+store(struct mc_setting *s, const char *value, enum mc_origin origin,
+      const char *where, struct mc_err *err)
+{
+    char *v = mc_strdup(value);
+    char *w = mc_strdup(where ? where : origin_names[origin]);
+
+    if (!v || !w) {
+        mc_free(v);
+        mc_free(w);
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    mc_free(s->value);
+    mc_free(s->where);
+    s->value = v;
+    s->where = w;
+    s->origin = origin;
+    return MC_OK;
+}
+
+enum mc_code
+mc_conf_set(struct mc_conf *c, enum mc_setting_id id, const char *value,
+            enum mc_origin origin, const char *where, struct mc_err *err)
+{
+    enum mc_code rc = mc_conf_check(id, value, where, err);
+
+    if (rc)
+        return rc;
+    if (c->v[id].value && origin < c->v[id].origin)
+        return MC_OK;
+    return store(&c->v[id], value, origin, where, err);
+}
+
+const char *
+mc_conf_get(const struct mc_conf *c, enum mc_setting_id id)
+{
+    return c->v[id].value;
+}
+
+enum mc_origin
+mc_conf_origin(const struct mc_conf *c, enum mc_setting_id id)
+{
+    return c->v[id].origin;
+}
+
+const char *
+mc_conf_where(const struct mc_conf *c, enum mc_setting_id id)
+{
+    return c->v[id].where;
+}
+
+/* $XDG_CACHE_HOME/maxcode, else $HOME/.cache/maxcode, else a path under
+ * /tmp that names the user. The caller frees the result. */
+static char *
+default_cache_dir(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    struct mc_buf b = MC_BUF_INIT;
+
+    if (xdg && *xdg == '/')
+        mc_buf_addf(&b, "%s/maxcode", xdg);
+    else if (home && *home)
+        mc_buf_addf(&b, "%s/.cache/maxcode", home);
+    else
+        mc_buf_addf(&b, "/tmp/maxcode-%lu", (unsigned long)getuid());
+    return mc_buf_detach(&b, NULL);
+}
+
+enum mc_code
+mc_conf_init(struct mc_conf *c, struct mc_err *err)
+{
+    enum mc_code rc = MC_OK;
+    char *cache_dir = NULL;
+    size_t i;
+
+    memset(c, 0, sizeof(*c));
+    cache_dir = default_cache_dir();
+    if (!cache_dir) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < MC_SET__COUNT && !rc; i++) {
+        const char *v = defs[i].dflt ? defs[i].dflt : cache_dir;
+        rc = store(&c->v[i], v, MC_FROM_DEFAULT, NULL, err);
+    }
+out:
+    mc_free(cache_dir);
+    if (rc)
+        mc_conf_release(c);
+    return rc;
+}
+
+enum mc_code
+mc_conf_copy(struct mc_conf *dst, const struct mc_conf *src,
+             struct mc_err *err)
+{
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    memset(dst, 0, sizeof(*dst));
+    for (i = 0; i < MC_SET__COUNT && !rc; i++)
+        rc = store(&dst->v[i], src->v[i].value, src->v[i].origin,
+                   src->v[i].where, err);
+    if (rc)
+        mc_conf_release(dst);
+    return rc;
+}
+
+void
+mc_conf_release(struct mc_conf *c)
+{
+    size_t i;
+
+    for (i = 0; i < MC_SET__COUNT; i++) {
+        mc_free(c->v[i].value);
+        mc_free(c->v[i].where);
+        c->v[i].value = NULL;
+        c->v[i].where = NULL;
+        c->v[i].origin = MC_FROM_DEFAULT;
+    }
+}
+
+static char *
+trim(char *s)
+{
+    char *e;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+/* Parse one maxcode.conf line (already stripped of its newline). */
+static enum mc_code
+parse_line(struct mc_conf *c, char *line, const char *where,
+           enum mc_origin origin, struct mc_err *err)
+{
+    char *eq, *name, *value;
+    enum mc_setting_id id;
+    size_t n;
+
+    line = trim(line);
+    if (!*line || *line == '#')
+        return MC_OK;
+    eq = strchr(line, '=');
+    if (!eq)
+        return mc_err_set(err, MC_ECONFIG,
+                          "%s: expected 'KEY = VALUE', got '%.60s'", where,
+                          line);
+    *eq = '\0';
+    name = trim(line);
+    value = trim(eq + 1);
+    n = strlen(value);
+    if (n >= 2 && value[0] == '"' && value[n - 1] == '"') {
+        value[n - 1] = '\0';
+        value++;
+    }
+    if (!*name)
+        return mc_err_set(err, MC_ECONFIG, "%s: missing setting name before "
+                          "'='", where);
+    if (mc_conf_lookup(name, 1, &id))
+        return mc_err_set(err, MC_ECONFIG,
+                          "%s: unknown setting '%.60s' (see `maxcode "
+                          "config` for the list)", where, name);
+    return mc_conf_set(c, id, value, origin, where, err);
+}
+
+enum mc_code
+mc_conf_read_file(struct mc_conf *c, const char *path, enum mc_origin origin,
+                  struct mc_err *err)
+{
+    enum mc_code rc = MC_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned long lineno = 0;
+    ssize_t n;
+    FILE *f;
+
+    f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return MC_OK;
+        return mc_err_set(err, MC_EIO, "cannot open '%s': %s", path,
+                          strerror(errno));
+    }
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        char where[PATH_MAX + 32];
+
+        lineno++;
+        if (n > 0 && line[n - 1] == '\n')
+            line[--n] = '\0';
+        snprintf(where, sizeof(where), "%s:%lu", path, lineno);
+        if (strlen(line) != (size_t)n) {
+            rc = mc_err_set(err, MC_ECONFIG, "%s: NUL byte in line", where);
+            goto out;
+        }
+        rc = parse_line(c, line, where, origin, err);
+        if (rc)
+            goto out;
+    }
+    if (ferror(f))
+        rc = mc_err_set(err, MC_EIO, "cannot read '%s': %s", path,
+                        strerror(errno));
+out:
+    free(line); /* from getline(), not mc_malloc() */
+    fclose(f);
+    return rc;
+}
+
+enum mc_code
+mc_conf_read_env(struct mc_conf *c, struct mc_err *err)
+{
+    enum mc_code rc = MC_OK;
+    const char *v;
+    size_t i;
+
+    for (i = 0; i < MC_SET__COUNT && !rc; i++) {
+        v = getenv(defs[i].name);
+        if (v)
+            rc = mc_conf_set(c, (enum mc_setting_id)i, v, MC_FROM_ENV,
+                             "environment", err);
+    }
+    if (rc || c->v[MC_SET_API_KEY].origin >= MC_FROM_ENV)
+        return rc;
+    /* The vendor's own variable, when MAXCODE_API_KEY is not set. */
+    {
+        int anthropic = !strcmp(c->v[MC_SET_LLM_API].value, "anthropic");
+        const char *first = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+        const char *second = anthropic ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+        char where[64];
+
+        if ((v = getenv(first)) == NULL || !*v)
+            first = second;
+        if ((v = getenv(first)) != NULL && *v) {
+            snprintf(where, sizeof(where), "environment (%s)", first);
+            rc = mc_conf_set(c, MC_SET_API_KEY, v, MC_FROM_ENV, where, err);
+        }
+    }
+    return rc;
+}
+
+enum mc_code
+mc_conf_read_make(struct mc_conf *c, mc_conf_lookup_fn lookup, void *ctx,
+                  struct mc_err *err)
+{
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    for (i = 0; i < MC_SET__COUNT && !rc; i++) {
+        char *v = lookup(defs[i].name, ctx);
+        char where[64];
+
+        if (!v)
+            continue;
+        snprintf(where, sizeof(where), "make variable %s", defs[i].name);
+        rc = mc_conf_set(c, (enum mc_setting_id)i, v, MC_FROM_MAKE, where,
+                         err);
+        mc_free(v);
+    }
+    return rc;
+}
+
+/* The user config file: $XDG_CONFIG_HOME/maxcode/maxcode.conf, else
+ * $HOME/.config/maxcode/maxcode.conf; NULL when neither is known. */
+static char *
+user_conf_path(void)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    struct mc_buf b = MC_BUF_INIT;
+
+    if (xdg && *xdg == '/')
+        mc_buf_addf(&b, "%s/maxcode/maxcode.conf", xdg);
+    else if (home && *home)
+        mc_buf_addf(&b, "%s/.config/maxcode/maxcode.conf", home);
+    else
+        return NULL;
+    return mc_buf_detach(&b, NULL);
+}
+
+enum mc_code
+mc_conf_load(struct mc_conf *c, mc_conf_lookup_fn lookup, void *ctx,
+             struct mc_err *err)
+{
+    enum mc_code rc;
+    char *user = NULL;
+
+    rc = mc_conf_init(c, err);
+    if (rc)
+        return rc;
+    user = user_conf_path();
+    if (user)
+        rc = mc_conf_read_file(c, user, MC_FROM_USER, err);
+    if (!rc)
+        rc = mc_conf_read_file(c, "maxcode.conf", MC_FROM_PROJECT, err);
+    if (!rc)
+        rc = mc_conf_read_env(c, err);
+    if (!rc && lookup)
+        rc = mc_conf_read_make(c, lookup, ctx, err);
+    mc_free(user);
+    if (rc)
+        mc_conf_release(c);
+    return rc;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * log.c: levels, the sink, and secret masking.
+ */
+#include "mc_setup.h"
+#include "log.h"
+#include "alloc.h"
+#include "buf.h"
+
+#define MAX_SECRETS 8
+
+static enum mc_log_level current_level = MC_LOG_NORMAL;
+static mc_log_sink_fn current_sink;
+static void *current_ctx;
+static char *secrets[MAX_SECRETS];
+
+void
+mc_log_set_level(enum mc_log_level level)
+{
+    current_level = level;
+}
+
+enum mc_log_level
+mc_log_get_level(void)
+{
+    return current_level;
+}
+
+int
+mc_log_parse_level(const char *s, enum mc_log_level *level)
+{
+    static const char *const names[] = {"quiet", "normal", "verbose"};
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(names); i++) {
+        if (!strcmp(s, names[i])) {
+            *level = (enum mc_log_level)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void
+mc_log_set_sink(mc_log_sink_fn sink, void *ctx)
+{
+    current_sink = sink;
+    current_ctx = ctx;
+}
+
+void
+mc_log_add_secret(const char *secret)
+{
+    size_t i;
+
+    if (!secret || strlen(secret) < 4)
+        return;
+    for (i = 0; i < MAX_SECRETS; i++) {
+        if (secrets[i] && !strcmp(secrets[i], secret))
+            return;
+        if (!secrets[i]) {
+            secrets[i] = mc_strdup(secret);
+            return;
+        }
+    }
+}
+
+void
+mc_log_clear_secrets(void)
+{
+    size_t i;
+
+    for (i = 0; i < MAX_SECRETS; i++) {
+        mc_free(secrets[i]);
+        secrets[i] = NULL;
+    }
+}
+
+/* Replace each registered secret in B by "***", in place. */
+static void
+mask_secrets(struct mc_buf *b)
+{
+    size_t i;
+
+    for (i = 0; i < MAX_SECRETS && secrets[i]; i++) {
+        size_t n = strlen(secrets[i]);
+        char *p;
+
+        while ((p = strstr(b->s, secrets[i])) != NULL) {
+            memcpy(p, "***", 3);
+            memmove(p + 3, p + n, strlen(p + n) + 1);
+            b->len -= n - 3;
+        }
+    }
+}
+
+void
+mc_vlog(enum mc_log_msg kind, const char *fmt, va_list ap)
+{
+    struct mc_buf line = MC_BUF_INIT;
+
+    if ((int)kind > (int)current_level && kind != MC_MSG_ERROR)
+        return;
+    mc_buf_adds(&line, "maxcode: ");
+    mc_buf_vaddf(&line, fmt, ap);
+    mc_buf_rtrim(&line);
+    if (mc_buf_status(&line) == MC_OK) {
+        mask_secrets(&line);
+        if (current_sink)
+            current_sink(kind, line.s, current_ctx);
+        else
+            fprintf(stderr, "%s\n", line.s);
+    }
+    mc_buf_release(&line);
+}
+
+void
+mc_log(enum mc_log_msg kind, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    mc_vlog(kind, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * main.c: the maxcode command. It dispatches from a table of subcommands;
+ * the generated make rules and users call it. Exit status: 0 success,
+ * 1 failure, 2 usage error.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "conf.h"
+#include "log.h"
+#include "paths.h"
+
+#include <cjson/cJSON.h>
+
+#ifndef MC_BINDIR
+#define MC_BINDIR "/usr/local/bin"
+#endif
+#ifndef MC_PKGLIBDIR
+#define MC_PKGLIBDIR "/usr/local/lib/maxcode"
+#endif
+
+#define EXIT_USAGE 2
+
+static const char usage_text[] =
+    "usage: maxcode --version | --help | --plugin-path\n"
+    "       maxcode config [--json]\n";
+
+static const char help_text[] =
+    "maxcode optimizes marked C, C++ and CUDA code during a GNU make build.\n"
+    "\n"
+    "In a Makefile:\n"
+    "  load $(shell maxcode --plugin-path)\n"
+    "  prog: $(maxcode src/hot.c, inputs=t/*.in)\n"
+    "\n"
+    "Commands:\n"
+    "  --version        print the version\n"
+    "  --help           print this help\n"
+    "  --plugin-path    print the absolute path of the matching maxcode.so\n"
+    "  config [--json]  print every setting, its value and where it came "
+    "from\n"
+    "\n"
+    "Settings come from, highest first: a $(maxcode ...) argument, a make\n"
+    "variable, the environment, ./maxcode.conf,\n"
+    "~/.config/maxcode/maxcode.conf, the default. See maxcode(1).\n";
+
+static int usage_error(const char *fmt, ...) MC_PRINTF(1, 2);
+
+/* Print "maxcode: MESSAGE" and the usage; return the usage exit status. */
+static int
+usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("maxcode: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n%s", usage_text);
+    return EXIT_USAGE;
+}
+
+static int
+cmd_plugin_path(int argc, char **argv)
+{
+    struct mc_err err = MC_ERR_INIT;
+    char *dir = NULL, *path = NULL;
+    int status = 1;
+
+    if (argc > 1)
+        return usage_error("--plugin-path takes no argument, got '%s'",
+                           argv[1]);
+    if (mc_path_exe_dir(&dir, &err) ||
+        mc_path_plugin(dir, MC_BINDIR, MC_PKGLIBDIR, &path, &err)) {
+        mc_error("%s", err.msg);
+        goto out;
+    }
+    printf("%s\n", path);
+    status = 0;
+out:
+    mc_free(dir);
+    mc_free(path);
+    return status;
+}
+
+/* The value as `maxcode config` shows it: secrets never appear. */
+static const char *
+shown_value(const struct mc_conf *c, enum mc_setting_id id)
+{
+    const char *v = mc_conf_get(c, id);
+
+    if (mc_conf_is_secret(id))
+        return *v ? "(set, hidden)" : "";
+    return v;
+}
+
+static int
+print_config_json(const struct mc_conf *c)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *text = NULL;
+    size_t i;
+    int status = 1;
+
+    if (!root)
+        goto out;
+    for (i = 0; i < MC_SET__COUNT; i++) {
+        enum mc_setting_id id = (enum mc_setting_id)i;
+        cJSON *o = cJSON_AddObjectToObject(root, mc_conf_name(id));
+
+        if (!o || !cJSON_AddStringToObject(o, "value", shown_value(c, id)) ||
+            !cJSON_AddStringToObject(o, "origin",
+                                     mc_origin_name(mc_conf_origin(c, id))) ||
+            !cJSON_AddStringToObject(o, "where", mc_conf_where(c, id)))
+            goto out;
+        if (mc_conf_key(id) &&
+            !cJSON_AddStringToObject(o, "key", mc_conf_key(id)))
+            goto out;
+    }
+    text = cJSON_Print(root);
+    if (!text)
+        goto out;
+    printf("%s\n", text);
+    status = 0;
+out:
+    if (status)
+        mc_error("out of memory");
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return status;
+}
+
+static int
+cmd_config(int argc, char **argv)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_conf c;
+    int json = 0, i, status;
+    size_t k;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (argv[i][0] == '-')
+            return usage_error("config: unknown option '%s'", argv[i]);
+        else
+            return usage_error("config: unexpected argument '%s'", argv[i]);
+    }
+    if (mc_conf_load(&c, NULL, NULL, &err)) {
+        mc_error("%s", err.msg);
+        return 1;
+    }
+    if (json) {
+        status = print_config_json(&c);
+    } else {
+        for (k = 0; k < MC_SET__COUNT; k++) {
+            enum mc_setting_id id = (enum mc_setting_id)k;
+            printf("%-21s = %-24s (%s)\n", mc_conf_name(id),
+                   shown_value(&c, id), mc_conf_where(&c, id));
+        }
+        status = 0;
+    }
+    mc_conf_release(&c);
+    return status;
+}
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"--plugin-path", cmd_plugin_path},
+    {"config", cmd_config},
+};
+
+int
+main(int argc, char **argv)
+{
+    size_t i;
+
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("maxcode %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        fputs(usage_text, stdout);
+        fputs("\n", stdout);
+        fputs(help_text, stdout);
+        return 0;
+    }
+    for (i = 0; i < MC_ARRAY_SIZE(commands); i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    if (argv[1][0] == '-')
+        return usage_error("unknown option '%s'", argv[1]);
+    return usage_error("unknown command '%s'", argv[1]);
+}

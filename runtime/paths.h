@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * paths.h: finding maxcode's own files. The maxcode command must print the
+ * maxcode.so that belongs to it, both in the build tree and after
+ * `make install` (with or without DESTDIR staging), so the plugin is found
+ * relative to the running executable first:
+ *   1. EXEDIR/plugin/.libs/maxcode.so         (the build tree)
+ *   2. EXEDIR/REL/maxcode.so, where REL leads from the configured bindir
+ *      to the configured pkglibdir            (an installed or staged tree)
+ *   3. PKGLIBDIR/maxcode.so                   (the configured location)
+ */
+#ifndef MC_PATHS_H
+#define MC_PATHS_H
+
+#include "status.h"
+
+/*
+ * The relative path that leads from directory FROM to directory TO, both
+ * absolute ("/usr/bin", "/usr/lib/maxcode" -> "../lib/maxcode"; equal
+ * directories give "."). "." components and repeated or trailing slashes
+ * are ignored. Returns NULL if out of memory or a path is not absolute.
+ * The caller frees the result with mc_free().
+ */
+char *mc_path_relative(const char *from, const char *to);
+
+/*
+ * The directory of the running executable, resolved through
+ * /proc/self/exe. The caller frees *OUT with mc_free().
+ */
+enum mc_code mc_path_exe_dir(char **out, struct mc_err *err);
+
+/*
+ * The absolute, canonical path of the maxcode.so that belongs to the
+ * executable in EXE_DIR, searched as described above with the configured
+ * BINDIR and PKGLIBDIR. MC_ENOENT (with the places looked at) when there
+ * is none. The caller frees *OUT with mc_free().
+ */
+enum mc_code mc_path_plugin(const char *exe_dir, const char *bindir,
+                            const char *pkglibdir, char **out,
+                            struct mc_err *err);
+
+#endif /* MC_PATHS_H */

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# tests/lib.sh: the shell test library, sourced by tests/tNNNN-*.sh.
+#
+# It makes a scratch directory (removed on exit), cds into it, points HOME
+# and the cache there, and prints TAP:
+#   test_expect_success 'NAME' 'COMMANDS'   the commands must succeed
+#   test_skip 'NAME' 'REASON'               a skip, with its reason
+#   test_done                               prints the plan, sets the status
+# Helpers for the commands: run_make (the system make with this build's
+# plugin), expect_exit N CMD..., and test_cmp EXPECTED ACTUAL.
+# Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
+# MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
+
+set -u
+: "${MAXCODE_BIN:?run the tests through make check}"
+: "${MC_SYSTEM_MAKE:=make}"
+: "${MC_ASAN_PRELOAD:=}"
+
+test_count=0
+test_failed=0
+TEST_NAME=$(basename "$0" .sh)
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/mc-$TEST_NAME.XXXXXX") || exit 1
+trap 'cd /; rm -rf "$TRASH"' EXIT
+cd "$TRASH" || exit 1
+
+# Nothing of the outer make or the user's settings may leak in.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES GNUMAKEFLAGS
+for v in $(env | sed -n 's/^\(MAXCODE_[A-Z_]*\)=.*/\1/p'); do
+  case $v in MAXCODE_BIN) ;; *) unset "$v" ;; esac
+done
+unset OPENAI_API_KEY ANTHROPIC_API_KEY XDG_CONFIG_HOME XDG_CACHE_HOME
+export HOME="$TRASH/home"
+mkdir -p "$HOME"
+PLUGIN=$("$MAXCODE_BIN" --plugin-path) || {
+  echo "Bail out! maxcode --plugin-path failed"; exit 1; }
+
+# The system make, with the ASan runtime preloaded when the plugin is
+# instrumented (make itself is not). Leak checks stay off for make.
+run_make () {
+  if [ -n "$MC_ASAN_PRELOAD" ]; then
+    LD_PRELOAD="$MC_ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0 \
+      "$MC_SYSTEM_MAKE" --no-print-directory "$@"
+  else
+    "$MC_SYSTEM_MAKE" --no-print-directory "$@"
+  fi
+}
+
+# expect_exit STATUS CMD...: run CMD, succeed if it exits with STATUS.
+expect_exit () {
+  want=$1; shift
+  "$@"; got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "# expected exit $want, got $got: $*"
+    return 1
+  fi
+}
+
+# test_cmp EXPECTED ACTUAL: files must be equal; shows a diff if not.
+test_cmp () {
+  cmp -s "$1" "$2" || { diff -u "$1" "$2" | sed 's/^/# /'; return 1; }
+}
+
+# contains FILE TEXT: FILE has TEXT (fixed string).
+contains () {
+  grep -qF -- "$2" "$1" || {
+    echo "# '$1' lacks: $2"; sed 's/^/#   /' "$1"; return 1; }
+}
+
+test_expect_success () {
+  test_count=$((test_count + 1))
+  if ( eval "$2" ) >"$TRASH/.out" 2>&1; then
+    echo "ok $test_count - $1"
+  else
+    test_failed=$((test_failed + 1))
+    echo "not ok $test_count - $1"
+    sed 's/^/#   /' "$TRASH/.out"
+  fi
+}
+
+test_skip () {
+  test_count=$((test_count + 1))
+  echo "ok $test_count - $1 # SKIP $2"
+}
+
+test_done () {
+  echo "1..$test_count"
+  [ "$test_failed" -eq 0 ]
+}

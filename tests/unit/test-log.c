@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test-log.c: log levels and secret masking.
+ */
+#include "mc_setup.h"
+#include "log.h"
+#include "tap.h"
+
+static char last[512];
+static int lines;
+
+static void
+sink(enum mc_log_msg kind, const char *line, void *ctx)
+{
+    (void)kind;
+    (void)ctx;
+    snprintf(last, sizeof(last), "%s", line);
+    lines++;
+}
+
+static void
+test_log__levels(void)
+{
+    enum mc_log_level level;
+
+    mc_log_set_sink(sink, NULL);
+    mc_log_set_level(MC_LOG_QUIET);
+    lines = 0;
+    mc_info("progress");
+    mc_verbose("detail");
+    is_long(lines, 0, "quiet drops info and verbose messages");
+    mc_error("broken");
+    is_str(last, "maxcode: broken", "quiet still shows errors, prefixed");
+    mc_log_set_level(MC_LOG_NORMAL);
+    lines = 0;
+    mc_info("progress %d", 3);
+    mc_verbose("detail");
+    is_long(lines, 1, "normal shows info but not verbose");
+    mc_log_set_level(MC_LOG_VERBOSE);
+    mc_verbose("detail");
+    is_str(last, "maxcode: detail", "verbose shows details");
+    ok(mc_log_parse_level("verbose", &level) == 0 &&
+           level == MC_LOG_VERBOSE,
+       "levels parse by name");
+    ok(mc_log_parse_level("loud", &level) == -1, "unknown levels fail");
+}
+
+static void
+test_log__secrets_are_masked(void)
+{
+    mc_log_set_level(MC_LOG_NORMAL);
+    mc_log_add_secret("sk-live-abcdef");
+    mc_error("request with key sk-live-abcdef failed (sk-live-abcdef)");
+    is_str(last, "maxcode: request with key *** failed (***)",
+           "every occurrence of a secret is masked");
+    mc_log_clear_secrets();
+    mc_log_set_sink(NULL, NULL);
+}
+
+int
+main(void)
+{
+    TAP_RUN(test_log__levels);
+    TAP_RUN(test_log__secrets_are_masked);
+    return tap_done();
+}
