@@ -26,4 +26,12 @@ test_expect_success 'make loads the staged plugin' '
   echo "$MC_VERSION" >expect && test_cmp expect out
 '
 
+test_expect_success 'the installed plugin exports only its three symbols' '
+  nm -D --defined-only "$("$STAGE$bindir/maxcode" --plugin-path)" |
+    awk "{print \$NF}" | sort >out &&
+  printf "%s\n" maxcode_gmk_setup maxcode_gmk_unload \
+    plugin_is_GPL_compatible >expect &&
+  test_cmp expect out
+'
+
 test_done
