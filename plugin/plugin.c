@@ -5,6 +5,7 @@
  * runs inside make's only thread, so nothing slow happens here.
  *
  * Functions:
+ *   $(maxcode SOURCE[, KEY=VALUE]...), $(maxcode-marked FILES): unit.c
  *   $(maxcode-version)        the maxcode version string. make parses a
  *                             reference without arguments as a variable,
  *                             so setup also defines that variable; the
@@ -19,6 +20,7 @@
 #include "buf.h"
 #include "conf.h"
 #include "log.h"
+#include "internal.h"
 
 MC_EXPORT int plugin_is_GPL_compatible;
 
@@ -60,10 +62,21 @@ fail(const char *msg)
     gmk_eval("$(error $(MAXCODE__ERROR))", NULL);
 }
 
-/* A copy of S in memory make will free; NULL if make's allocator fails
- * (it aborts instead, in practice). */
-static char *
-to_make(const char *s)
+void
+mc_plugin_fail(const char *fmt, ...)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    va_list ap;
+
+    va_start(ap, fmt);
+    mc_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    fail(mc_buf_status(&b) ? "out of memory" : b.s);
+    mc_buf_release(&b);
+}
+
+char *
+mc_plugin_to_make(const char *s)
 {
     size_t n = strlen(s);
     char *r = gmk_alloc((unsigned int)n + 1);
@@ -78,8 +91,8 @@ to_make(const char *s)
  * set it: make also exposes the environment as variables, and those belong
  * to the environment layer, below make's.
  */
-static char *
-make_lookup(const char *name, void *ctx)
+char *
+mc_plugin_make_var(const char *name, void *ctx)
 {
     struct mc_buf ref = MC_BUF_INIT;
     char *origin, *value = NULL;
@@ -108,10 +121,8 @@ make_lookup(const char *name, void *ctx)
     return value;
 }
 
-/* The effective configuration at this point of the makefile, in C (which
- * the caller releases). On error, ERR says why. */
-static enum mc_code
-load_conf(struct mc_conf *c, struct mc_err *err)
+enum mc_code
+mc_plugin_conf(struct mc_conf *c, struct mc_err *err)
 {
     enum mc_code rc;
 
@@ -123,7 +134,7 @@ load_conf(struct mc_conf *c, struct mc_err *err)
     }
     rc = mc_conf_copy(c, &base_conf, err);
     if (!rc)
-        rc = mc_conf_read_make(c, make_lookup, NULL, err);
+        rc = mc_conf_read_make(c, mc_plugin_make_var, NULL, err);
     if (rc)
         mc_conf_release(c);
     return rc;
@@ -135,7 +146,7 @@ fn_version(const char *name, unsigned int argc, char **argv)
     (void)name;
     (void)argc;
     (void)argv;
-    return to_make(PACKAGE_VERSION);
+    return mc_plugin_to_make(PACKAGE_VERSION);
 }
 
 static char *
@@ -175,11 +186,11 @@ fn_setting(const char *name, unsigned int argc, char **argv)
         fail(msg);
         goto out;
     }
-    if (load_conf(&c, &err)) {
+    if (mc_plugin_conf(&c, &err)) {
         fail(err.msg);
         goto out;
     }
-    res = to_make(mc_conf_get(&c, id));
+    res = mc_plugin_to_make(mc_conf_get(&c, id));
     mc_conf_release(&c);
 out:
     mc_free(want);
@@ -193,6 +204,8 @@ struct function {
 };
 
 static const struct function functions[] = {
+    {"maxcode", 1, 0, GMK_FUNC_DEFAULT, mc_fn_maxcode},
+    {"maxcode-marked", 1, 1, GMK_FUNC_DEFAULT, mc_fn_marked},
     {"maxcode-version", 0, 0, GMK_FUNC_DEFAULT, fn_version},
     {"maxcode-setting", 1, 1, GMK_FUNC_DEFAULT, fn_setting},
 };
@@ -218,9 +231,47 @@ maxcode_gmk_setup(const gmk_floc *floc)
     return 1;
 }
 
+/* Counters of this make run, written to the cache once, at exit. */
+static struct mc_stats pending;
+static char *pending_dir;
+
+void
+mc_plugin_flush_stats(void)
+{
+    struct mc_cache c;
+
+    if (!pending_dir)
+        return;
+    if (mc_cache_init(&c, pending_dir, NULL) == MC_OK) {
+        mc_cache_stats_add(&c, &pending, NULL);
+        mc_cache_release(&c);
+    }
+    memset(&pending, 0, sizeof(pending));
+    mc_free(pending_dir);
+    pending_dir = NULL;
+}
+
+void
+mc_plugin_count(const char *dir, enum mc_stat s)
+{
+    if (pending_dir && strcmp(pending_dir, dir))
+        mc_plugin_flush_stats();
+    if (!pending_dir && !(pending_dir = mc_strdup(dir)))
+        return;
+    pending.n[s]++;
+}
+
+/* make 4.3 never unloads; the counters go out when make exits. */
+__attribute__((destructor)) static void
+at_exit(void)
+{
+    mc_plugin_flush_stats();
+}
+
 void
 maxcode_gmk_unload(void)
 {
+    mc_plugin_flush_stats();
     if (base_loaded)
         mc_conf_release(&base_conf);
     base_loaded = 0;

@@ -7,6 +7,7 @@
 #include "mc_setup.h"
 #include "alloc.h"
 #include "buf.h"
+#include "commands.h"
 #include "conf.h"
 #include "log.h"
 #include "paths.h"
@@ -20,10 +21,14 @@
 #define MC_PKGLIBDIR "/usr/local/lib/maxcode"
 #endif
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE MC_EXIT_USAGE
 
 static const char usage_text[] =
     "usage: maxcode --version | --help | --plugin-path\n"
+    "       maxcode optimize SOURCE [KEY=VALUE...]\n"
+    "       maxcode show SOURCE-or-KEY [--json]\n"
+    "       maxcode stats [--json] [--zero]\n"
+    "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
     "       maxcode config [--json]\n";
 
 static const char help_text[] =
@@ -37,6 +42,20 @@ static const char help_text[] =
     "  --version        print the version\n"
     "  --help           print this help\n"
     "  --plugin-path    print the absolute path of the matching maxcode.so\n"
+    "  optimize SOURCE [KEY=VALUE...]\n"
+    "                   search for a faster SOURCE and cache the result;\n"
+    "                   prints the variant path (the generated rules run "
+    "it)\n"
+    "  show SOURCE-or-KEY [--json]\n"
+    "                   the manifest of a cache entry (for SOURCE: its "
+    "newest)\n"
+    "  stats [--json] [--zero]\n"
+    "                   the cache counters; --zero resets them\n"
+    "  cache list       the cache entries, most recently used first\n"
+    "  cache clean      remove every entry\n"
+    "  cache trim --max-size SIZE\n"
+    "                   remove least recently used entries down to SIZE\n"
+    "  cache verify     check every entry's checksum\n"
     "  config [--json]  print every setting, its value and where it came "
     "from\n"
     "\n"
@@ -44,11 +63,8 @@ static const char help_text[] =
     "variable, the environment, ./maxcode.conf,\n"
     "~/.config/maxcode/maxcode.conf, the default. See maxcode(1).\n";
 
-static int usage_error(const char *fmt, ...) MC_PRINTF(1, 2);
-
-/* Print "maxcode: MESSAGE" and the usage; return the usage exit status. */
-static int
-usage_error(const char *fmt, ...)
+int
+mc_usage_error(const char *fmt, ...)
 {
     va_list ap;
 
@@ -68,7 +84,7 @@ cmd_plugin_path(int argc, char **argv)
     int status = 1;
 
     if (argc > 1)
-        return usage_error("--plugin-path takes no argument, got '%s'",
+        return mc_usage_error("--plugin-path takes no argument, got '%s'",
                            argv[1]);
     if (mc_path_exe_dir(&dir, &err) ||
         mc_path_plugin(dir, MC_BINDIR, MC_PKGLIBDIR, &path, &err)) {
@@ -142,9 +158,9 @@ cmd_config(int argc, char **argv)
         if (!strcmp(argv[i], "--json"))
             json = 1;
         else if (argv[i][0] == '-')
-            return usage_error("config: unknown option '%s'", argv[i]);
+            return mc_usage_error("config: unknown option '%s'", argv[i]);
         else
-            return usage_error("config: unexpected argument '%s'", argv[i]);
+            return mc_usage_error("config: unexpected argument '%s'", argv[i]);
     }
     if (mc_conf_load(&c, NULL, NULL, &err)) {
         mc_error("%s", err.msg);
@@ -172,6 +188,10 @@ struct command {
 static const struct command commands[] = {
     {"--plugin-path", cmd_plugin_path},
     {"config", cmd_config},
+    {"optimize", mc_cmd_optimize},
+    {"show", mc_cmd_show},
+    {"stats", mc_cmd_stats},
+    {"cache", mc_cmd_cache},
 };
 
 int
@@ -198,6 +218,6 @@ main(int argc, char **argv)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
     if (argv[1][0] == '-')
-        return usage_error("unknown option '%s'", argv[1]);
-    return usage_error("unknown command '%s'", argv[1]);
+        return mc_usage_error("unknown option '%s'", argv[1]);
+    return mc_usage_error("unknown command '%s'", argv[1]);
 }

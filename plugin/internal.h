@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * internal.h: what the plugin's files share. Not installed, not exported.
+ */
+#ifndef MC_PLUGIN_INTERNAL_H
+#define MC_PLUGIN_INTERNAL_H
+
+#include <gnumake.h>
+#include "cache.h"
+#include "conf.h"
+
+/* Stop make with "maxcode: MSG" at the caller's makefile line. Returns
+ * only under the test stub. */
+void mc_plugin_fail(const char *fmt, ...) MC_PRINTF(1, 2);
+
+/* A copy of S in memory from gmk_alloc(), for make to free. */
+char *mc_plugin_to_make(const char *s);
+
+/* The effective configuration at this point of the makefile, into C
+ * (released by the caller). */
+enum mc_code mc_plugin_conf(struct mc_conf *c, struct mc_err *err);
+
+/* A make variable, only when the makefile or command line set it. */
+char *mc_plugin_make_var(const char *name, void *ctx);
+
+/* Count S once for the cache in DIR; written out when make exits. */
+void mc_plugin_count(const char *dir, enum mc_stat s);
+
+/* Write the pending counters. */
+void mc_plugin_flush_stats(void);
+
+/* $(maxcode SOURCE[, KEY=VALUE]...) and $(maxcode-marked FILES). */
+char *mc_fn_maxcode(const char *name, unsigned int argc, char **argv);
+char *mc_fn_marked(const char *name, unsigned int argc, char **argv);
+
+#endif /* MC_PLUGIN_INTERNAL_H */

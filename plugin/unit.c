@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * unit.c: $(maxcode SOURCE[, KEY=VALUE]...) and $(maxcode-marked FILES).
+ *
+ * A call checks its arguments, computes the content key, looks it up in
+ * the local cache and, per MAXCODE_MODE, expands to
+ *   - the variant .maxcode/<key>/<name>, written from the entry (a hit);
+ *   - the same path, plus a rule whose recipe runs the search (a miss);
+ *   - SOURCE (mode off, or cache/verify on a miss).
+ * It runs in make's only thread, so it does nothing slow: no compiler,
+ * no preprocessor, no search. The rule it emits:
+ *
+ *   .maxcode/<key>/<name>: SOURCE LINK... INPUTS... [.maxcode-force]
+ *   <TAB>+@MAXCODE_X=... /path/to/maxcode optimize --key <key> \
+ *           --cc CC --flags FLAGS [--mode M] -- SOURCE KEY=VALUE...
+ *
+ * The '+' lets the search use make's jobserver; under -n, -q and -t it is
+ * left out, so no search starts. .DEFAULT_GOAL is saved and restored
+ * around the rule. Refresh and verify runs depend on the phony
+ * .maxcode-force so that the recipe runs even when the file is there.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "cache.h"
+#include "internal.h"
+#include "log.h"
+#include "mark.h"
+#include "paths.h"
+#include "strv.h"
+#include "target.h"
+#include "variant.h"
+
+#include <dlfcn.h>
+
+/* Keys whose rule this make run already has. */
+static struct mc_strv emitted;
+static int force_emitted;
+static char *maxcode_bin;
+
+/* The maxcode command that belongs to this plugin: the build tree's
+ * (plugin/.libs/maxcode.so -> ./maxcode), the installed one (pkglibdir
+ * -> bindir), else "maxcode" on PATH. */
+static const char *
+command_path(void)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    Dl_info info;
+    char *dir = NULL, *rel = NULL, *slash;
+
+    if (maxcode_bin)
+        return maxcode_bin;
+    if (dladdr((void *)command_path, &info) && info.dli_fname &&
+        (dir = realpath(info.dli_fname, NULL)) != NULL &&
+        (slash = strrchr(dir, '/')) != NULL) {
+        *slash = '\0';
+        mc_buf_addf(&b, "%s/../../maxcode", dir);
+        if (access(b.s, X_OK)) {
+            rel = mc_path_relative(MC_PKGLIBDIR, MC_BINDIR);
+            mc_buf_reset(&b);
+            mc_buf_addf(&b, "%s/%s/maxcode", dir, rel ? rel : ".");
+            if (access(b.s, X_OK))
+                mc_buf_reset(&b);
+        }
+    }
+    free(dir); /* from realpath() */
+    mc_free(rel);
+    if (!b.len)
+        mc_buf_adds(&b, access(MC_BINDIR "/maxcode", X_OK) ? "maxcode"
+                                                           : MC_BINDIR
+                        "/maxcode");
+    if (b.len > 6 && b.s[0] == '/') {
+        char *real = realpath(b.s, NULL);
+        if (real) {
+            mc_buf_reset(&b);
+            mc_buf_adds(&b, real);
+            free(real); /* from realpath() */
+        }
+    }
+    maxcode_bin = mc_buf_detach(&b, NULL);
+    return maxcode_bin ? maxcode_bin : "maxcode";
+}
+
+/* Which of -n, -q, -t make runs with: then nothing may run. */
+static int
+dry_run(void)
+{
+    char *flags = gmk_expand("$(firstword $(MAKEFLAGS))");
+    int dry = 0;
+
+    if (flags && flags[0] && flags[0] != '-' && !strchr(flags, '='))
+        dry = strpbrk(flags, "nqt") != NULL;
+    gmk_free(flags);
+    return dry;
+}
+
+/* A make variable of any origin (CC has a built-in default). */
+static char *
+any_var(const char *name, void *ctx)
+{
+    struct mc_buf ref = MC_BUF_INIT;
+    char *v, *res = NULL;
+
+    (void)ctx;
+    if (mc_buf_addf(&ref, "$(%s)", name))
+        return NULL;
+    v = gmk_expand(ref.s);
+    if (v) {
+        res = mc_strdup(v);
+        gmk_free(v);
+    }
+    mc_buf_release(&ref);
+    return res;
+}
+
+/* Append S to B with each '$' doubled, for make. */
+static void
+add_make_escaped(struct mc_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '$')
+            mc_buf_addc(b, '$');
+        mc_buf_addc(b, *s);
+    }
+}
+
+/* Append the settings that came from make variables as VAR=VALUE shell
+ * assignments: the recipe's environment does not have them. Secrets are
+ * never put on a command line. */
+static void
+add_make_settings(struct mc_buf *cmd, const struct mc_conf *c)
+{
+    size_t i;
+
+    for (i = 0; i < MC_SET__COUNT; i++) {
+        enum mc_setting_id id = (enum mc_setting_id)i;
+        if (mc_conf_origin(c, id) != MC_FROM_MAKE || mc_conf_is_secret(id))
+            continue;
+        mc_buf_addf(cmd, "%s=", mc_conf_name(id));
+        mc_shell_quote(cmd, mc_conf_get(c, id));
+        mc_buf_addc(cmd, ' ');
+    }
+}
+
+/* Emit the rule that produces VPATH by a search. */
+static enum mc_code
+emit_rule(const struct mc_target *t, const char *key, const char *vpath,
+          const char *mode, int forced)
+{
+    struct mc_buf rule = MC_BUF_INIT, cmd = MC_BUF_INIT;
+    struct mc_strv args = MC_STRV_INIT;
+    enum mc_code rc = MC_OK;
+    char *goal;
+    size_t i;
+
+    if (mc_strv_contains(&emitted, key))
+        return MC_OK;
+    if (forced && !force_emitted) {
+        gmk_eval(".PHONY: .maxcode-force\n.maxcode-force:", NULL);
+        force_emitted = 1;
+    }
+    /* The command, as the shell will see it. */
+    add_make_settings(&cmd, &t->conf);
+    mc_shell_quote(&cmd, command_path());
+    mc_buf_addf(&cmd, " optimize --key %s --cc ", key);
+    mc_shell_quote(&cmd, t->compiler);
+    mc_buf_adds(&cmd, " --flags ");
+    {
+        struct mc_buf flags = MC_BUF_INIT;
+        mc_strv_join_shell(&t->flags, &flags);
+        mc_shell_quote(&cmd, flags.s);
+        mc_buf_release(&flags);
+    }
+    if (strcmp(mode, "optimize"))
+        mc_buf_addf(&cmd, " --mode %s", mode);
+    mc_buf_adds(&cmd, " -- ");
+    mc_shell_quote(&cmd, t->source);
+    if (mc_target_args(t, &args)) {
+        rc = MC_ENOMEM;
+        goto out;
+    }
+    for (i = 0; i < args.n; i++) {
+        mc_buf_addc(&cmd, ' ');
+        mc_shell_quote(&cmd, args.v[i]);
+    }
+    /* The rule. */
+    mc_buf_addf(&rule, "%s: %s", vpath, t->source);
+    for (i = 0; i < t->link.n; i++)
+        mc_buf_addf(&rule, " %s", t->link.v[i]);
+    for (i = 0; i < t->inputs.n; i++)
+        mc_buf_addf(&rule, " %s", t->inputs.v[i]);
+    for (i = 0; i < t->bench_inputs.n; i++)
+        if (!mc_strv_contains(&t->inputs, t->bench_inputs.v[i]))
+            mc_buf_addf(&rule, " %s", t->bench_inputs.v[i]);
+    if (forced)
+        mc_buf_adds(&rule, " .maxcode-force");
+    mc_buf_adds(&rule, dry_run() ? "\n\t@" : "\n\t+@");
+    add_make_escaped(&rule, cmd.s);
+    mc_buf_adds(&rule, " >/dev/null");
+    if (mc_buf_status(&rule) || mc_buf_status(&cmd) ||
+        mc_strv_push(&emitted, key)) {
+        rc = MC_ENOMEM;
+        goto out;
+    }
+    goal = gmk_expand("$(.DEFAULT_GOAL)");
+    gmk_eval(rule.s, NULL);
+    mc_buf_reset(&rule);
+    mc_buf_adds(&rule, ".DEFAULT_GOAL := ");
+    add_make_escaped(&rule, goal ? goal : "");
+    gmk_free(goal);
+    if (mc_buf_status(&rule) == MC_OK)
+        gmk_eval(rule.s, NULL);
+out:
+    mc_buf_release(&rule);
+    mc_buf_release(&cmd);
+    mc_strv_release(&args);
+    return rc;
+}
+
+/*
+ * The work of one $(maxcode ...) call: SOURCE with the option strings
+ * OPTS. Returns the expansion (mc_malloc'd) or NULL after reporting an
+ * error to make.
+ */
+static char *
+expand_unit(const char *source, char **opts, unsigned int nopts)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf vpath = MC_BUF_INIT;
+    struct mc_entry e;
+    struct mc_target t;
+    struct mc_cache cache = {NULL};
+    struct mc_conf base;
+    char key[MC_KEY_HEX + 1];
+    const char *mode;
+    char *res = NULL;
+    int from_db = 0, hit = 0, conf_ok = 0;
+    enum mc_code rc;
+
+    mc_entry_init(&e);
+    memset(&t, 0, sizeof(t));
+    if (mc_plugin_conf(&base, &err)) {
+        mc_plugin_fail("%s", err.msg);
+        goto out;
+    }
+    conf_ok = 1;
+    if (mc_target_parse_marked(&t, source, opts, nopts, &base, &err)) {
+        mc_plugin_fail("%s%s%s", err.code == MC_ESYNTAX ? "" : source,
+                       err.code == MC_ESYNTAX || !*source ? "" : ": ",
+                       err.msg);
+        goto out;
+    }
+    mode = mc_conf_get(&t.conf, MC_SET_MODE);
+    {
+        enum mc_log_level level;
+        if (!mc_log_parse_level(mc_conf_get(&t.conf, MC_SET_LOG), &level))
+            mc_log_set_level(level);
+    }
+    if (!strcmp(mode, "off")) {
+        res = mc_strdup(source);
+        goto out;
+    }
+    if (mc_target_resolve_build(&t, any_var, NULL, &from_db, &err) ||
+        mc_target_key(&t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
+        mc_plugin_fail("%s: %s", source, err.msg);
+        goto out;
+    }
+    if (mc_cache_init(&cache, mc_conf_get(&t.conf, MC_SET_CACHE_DIR),
+                      &err) ||
+        mc_variant_path(key, mc_target_name(&t), &vpath)) {
+        mc_plugin_fail("out of memory");
+        goto out;
+    }
+    mc_err_clear(&err);
+    rc = mc_cache_get(&cache, key, &e, &err);
+    if (rc == MC_OK && mc_entry_includes_valid(&e))
+        hit = 1;
+    else if (rc == MC_OK)
+        mc_verbose("%s: a header changed since key %s was stored", source,
+                   key);
+    else if (rc != MC_ENOENT)
+        mc_info("%s: %s", source, err.msg);
+    mc_plugin_count(cache.dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
+
+    if (hit) {
+        mc_err_clear(&err);
+        if (mc_variant_materialize(vpath.s, t.source, t.source_real,
+                                   e.variant.s, e.variant.len, &err)) {
+            /* Cannot write the variant: the original is always right. */
+            mc_info("%s: %s; using the original", source, err.msg);
+            res = mc_strdup(source);
+            goto out;
+        }
+        mc_cache_touch(&cache, key);
+        if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
+            emit_rule(&t, key, vpath.s, mode, 1);
+        res = mc_buf_detach(&vpath, NULL);
+        goto out;
+    }
+    if (!strcmp(mode, "cache") || !strcmp(mode, "verify")) {
+        res = mc_strdup(source);
+        goto out;
+    }
+    /* A miss: a variant file left from an older entry is stale. */
+    unlink(vpath.s);
+    mc_err_clear(&err);
+    if (mc_variant_mark_source(vpath.s, t.source_real, &err))
+        mc_info("%s: %s", source, err.msg);
+    if (emit_rule(&t, key, vpath.s, mode, !strcmp(mode, "refresh"))) {
+        mc_plugin_fail("out of memory");
+        goto out;
+    }
+    res = mc_buf_detach(&vpath, NULL);
+out:
+    mc_entry_release(&e);
+    mc_cache_release(&cache);
+    mc_target_release(&t);
+    if (conf_ok)
+        mc_conf_release(&base);
+    mc_buf_release(&vpath);
+    return res;
+}
+
+char *
+mc_fn_maxcode(const char *name, unsigned int argc, char **argv)
+{
+    struct mc_strv args = MC_STRV_INIT;
+    char *res = NULL, *out = NULL;
+    unsigned int i;
+
+    (void)name;
+    /* make frees each argv[i] itself: trim copies, never the pointers. */
+    for (i = 0; i < argc; i++) {
+        const char *s = argv[i] + strspn(argv[i], " \t\n");
+        size_t n = strlen(s);
+
+        while (n && strchr(" \t\n", s[n - 1]))
+            n--;
+        if (mc_strv_pushn(&args, s, n)) {
+            mc_plugin_fail("out of memory");
+            goto out;
+        }
+    }
+    res = expand_unit(args.v[0], args.v + 1, args.n - 1);
+    if (res)
+        out = mc_plugin_to_make(res);
+out:
+    mc_free(res);
+    mc_strv_release(&args);
+    return out;
+}
+
+/* Whether PATH names a C, C++ or CUDA source by its extension. */
+static int
+is_source(const char *path)
+{
+    static const char *const exts[] = {".c",  ".cc", ".cpp", ".cxx",
+                                       ".C",  ".cu", ".c++"};
+    const char *dot = strrchr(path, '.');
+    size_t i;
+
+    for (i = 0; dot && i < MC_ARRAY_SIZE(exts); i++)
+        if (!strcmp(dot, exts[i]))
+            return 1;
+    return 0;
+}
+
+/* Append WORD, or its $(maxcode ...) result when it is a marked source,
+ * to OUT. -1 after reporting an error to make. */
+static int
+expand_word(struct mc_buf *out, const char *word)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_mark m = MC_MARK_INIT;
+    enum mc_code rc = is_source(word) ? mc_mark_scan_file(word, &m, &err)
+                                      : MC_ENOENT;
+    int marked = rc == MC_OK && m.marked;
+    char *r;
+
+    mc_mark_release(&m);
+    if (rc != MC_OK && rc != MC_ENOENT) {
+        mc_plugin_fail("%s", err.msg);
+        return -1;
+    }
+    if (!marked)
+        return mc_buf_adds(out, word) ? -1 : 0;
+    r = expand_unit(word, NULL, 0);
+    if (!r)
+        return -1;
+    mc_buf_adds(out, r);
+    mc_free(r);
+    return 0;
+}
+
+char *
+mc_fn_marked(const char *name, unsigned int argc, char **argv)
+{
+    struct mc_buf out = MC_BUF_INIT;
+    char *p = argv[0], *word, *r = NULL;
+
+    (void)name;
+    (void)argc;
+    for (;;) {
+        p += strspn(p, " \t\n");
+        if (!*p)
+            break;
+        word = p;
+        p += strcspn(p, " \t\n");
+        if (*p)
+            *p++ = '\0';
+        if (out.len)
+            mc_buf_addc(&out, ' ');
+        if (expand_word(&out, word))
+            goto out;
+    }
+    if (mc_buf_status(&out) == MC_OK)
+        r = mc_plugin_to_make(out.s);
+out:
+    mc_buf_release(&out);
+    return r;
+}

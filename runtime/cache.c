@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cache.c: the local store: entry encoding and checks, atomic writes,
+ * per-key locks, counters, scanning and LRU trimming. The format is in
+ * cache.h and doc/internals/cache.md.
+ */
+#include "mc_setup.h"
+#include "cache.h"
+#include "alloc.h"
+#include "file.h"
+#include "log.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <time.h>
+
+#define HEADER_LEN  40
+#define TRAILER_LEN 16
+
+static const char *const stat_names[MC_STAT__COUNT] = {
+    "hits",         "misses",     "stores",     "searches",
+    "optimized",    "fallbacks",  "candidates", "llm_requests",
+    "tokens_in",    "tokens_out", "corrupt",    "trimmed",
+};
+
+const char *
+mc_stat_name(enum mc_stat s)
+{
+    return stat_names[s];
+}
+
+enum mc_code
+mc_cache_init(struct mc_cache *c, const char *dir, struct mc_err *err)
+{
+    c->dir = mc_strdup(dir);
+    if (!c->dir)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    return MC_OK;
+}
+
+void
+mc_cache_release(struct mc_cache *c)
+{
+    mc_free(c->dir);
+    c->dir = NULL;
+}
+
+void
+mc_entry_init(struct mc_entry *e)
+{
+    e->key[0] = '\0';
+    e->created = 0;
+    mc_buf_init(&e->manifest);
+    mc_buf_init(&e->variant);
+    mc_buf_init(&e->includes);
+}
+
+void
+mc_entry_release(struct mc_entry *e)
+{
+    mc_buf_release(&e->manifest);
+    mc_buf_release(&e->variant);
+    mc_buf_release(&e->includes);
+    mc_entry_init(e);
+}
+
+enum mc_code
+mc_cache_path(const struct mc_cache *c, const char *key, const char *suffix,
+              struct mc_buf *b)
+{
+    return mc_buf_addf(b, "%s/%.2s/%.2s/%s%s", c->dir, key, key + 2, key,
+                       suffix);
+}
+
+static void
+put_u32(uint8_t *p, uint32_t v)
+{
+    int i;
+    for (i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put_u64(uint8_t *p, uint64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t
+get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+get_u64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void
+add_section(struct mc_buf *b, const char *tag, const struct mc_buf *data)
+{
+    uint8_t len[8];
+
+    put_u64(len, data->len);
+    mc_buf_add(b, tag, 4);
+    mc_buf_add(b, len, 8);
+    mc_buf_add(b, data->s, data->len);
+}
+
+/* Encode E into B: header, sections, checksum. */
+static enum mc_code
+encode(const struct mc_entry *e, struct mc_buf *b)
+{
+    struct mc_digest key, sum;
+    uint8_t hdr[HEADER_LEN];
+    size_t payload;
+
+    if (mc_digest_parse(e->key, &key))
+        return MC_EINVAL;
+    payload = 3 * 12 + e->manifest.len + e->variant.len + e->includes.len;
+    memcpy(hdr, "MCXE", 4);
+    put_u32(hdr + 4, MC_ENTRY_VERSION);
+    memcpy(hdr + 8, key.b, 16);
+    put_u64(hdr + 24, (uint64_t)e->created);
+    put_u64(hdr + 32, payload);
+    mc_buf_add(b, hdr, sizeof(hdr));
+    add_section(b, "MANI", &e->manifest);
+    add_section(b, "VARI", &e->variant);
+    add_section(b, "INCL", &e->includes);
+    if (mc_buf_status(b))
+        return MC_ENOMEM;
+    mc_hash_buffer(b->s, b->len, &sum);
+    return mc_buf_add(b, sum.b, 16);
+}
+
+/* Decode the LEN bytes at P into E, checking everything. */
+static enum mc_code
+decode(const uint8_t *p, size_t len, struct mc_entry *e, struct mc_err *err)
+{
+    struct mc_digest sum, key;
+    uint64_t payload;
+    size_t off;
+
+    if (len < HEADER_LEN + TRAILER_LEN || memcmp(p, "MCXE", 4))
+        return mc_err_set(err, MC_ESYNTAX, "not a maxcode entry");
+    if (get_u32(p + 4) != MC_ENTRY_VERSION)
+        return mc_err_set(err, MC_ESYNTAX, "entry format %u, expected %u",
+                          (unsigned)get_u32(p + 4), MC_ENTRY_VERSION);
+    payload = get_u64(p + 32);
+    if (payload != len - HEADER_LEN - TRAILER_LEN)
+        return mc_err_set(err, MC_ESYNTAX, "truncated entry (%zu bytes, "
+                          "header says %llu)", len,
+                          (unsigned long long)(payload + HEADER_LEN +
+                                               TRAILER_LEN));
+    mc_hash_buffer(p, len - TRAILER_LEN, &sum);
+    if (memcmp(sum.b, p + len - TRAILER_LEN, 16))
+        return mc_err_set(err, MC_ESYNTAX, "checksum mismatch");
+    memcpy(key.b, p + 8, 16);
+    mc_digest_hex(&key, e->key);
+    e->created = (int64_t)get_u64(p + 24);
+    for (off = HEADER_LEN; off < len - TRAILER_LEN;) {
+        uint64_t n;
+        struct mc_buf *dst = NULL;
+
+        if (len - TRAILER_LEN - off < 12)
+            return mc_err_set(err, MC_ESYNTAX, "section header cut short");
+        n = get_u64(p + off + 4);
+        if (n > len - TRAILER_LEN - off - 12)
+            return mc_err_set(err, MC_ESYNTAX, "section runs past the end");
+        if (!memcmp(p + off, "MANI", 4))
+            dst = &e->manifest;
+        else if (!memcmp(p + off, "VARI", 4))
+            dst = &e->variant;
+        else if (!memcmp(p + off, "INCL", 4))
+            dst = &e->includes;
+        if (dst) {
+            mc_buf_reset(dst);
+            if (mc_buf_add(dst, p + off + 12, (size_t)n))
+                return mc_err_set(err, MC_ENOMEM, "out of memory");
+        }
+        off += 12 + (size_t)n;
+    }
+    return MC_OK;
+}
+
+enum mc_code
+mc_entry_read_file(const char *path, struct mc_entry *e, struct mc_err *err)
+{
+    struct mc_buf raw = MC_BUF_INIT;
+    enum mc_code rc;
+
+    rc = mc_file_read(path, &raw, err);
+    if (!rc)
+        rc = decode((const uint8_t *)raw.s, raw.len, e, err);
+    mc_buf_release(&raw);
+    return rc;
+}
+
+static void
+count_one(struct mc_cache *c, enum mc_stat s)
+{
+    struct mc_stats d;
+
+    memset(&d, 0, sizeof(d));
+    d.n[s] = 1;
+    mc_cache_stats_add(c, &d, NULL);
+}
+
+enum mc_code
+mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
+             struct mc_err *err)
+{
+    struct mc_buf path = MC_BUF_INIT;
+    enum mc_code rc;
+
+    if (mc_cache_path(c, key, ".mce", &path))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    rc = mc_entry_read_file(path.s, e, err);
+    if (rc == MC_OK && strcmp(e->key, key)) {
+        rc = mc_err_set(err, MC_ESYNTAX, "entry holds key %s", e->key);
+    }
+    if (rc == MC_ESYNTAX) {
+        mc_info("removing corrupt cache entry '%s': %s", path.s,
+                err ? err->msg : "bad entry");
+        unlink(path.s);
+        count_one(c, MC_STAT_CORRUPT);
+    }
+    mc_buf_release(&path);
+    return rc;
+}
+
+int
+mc_entry_includes_valid(const struct mc_entry *e)
+{
+    const char *p = e->includes.s;
+
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char path[PATH_MAX], hex[MC_KEY_HEX + 1];
+
+        if (n <= MC_KEY_HEX + 1 || n - MC_KEY_HEX - 1 >= sizeof(path))
+            return 0;
+        memcpy(path, p + MC_KEY_HEX + 1, n - MC_KEY_HEX - 1);
+        path[n - MC_KEY_HEX - 1] = '\0';
+        if (mc_hash_file_hex(path, hex, NULL) ||
+            memcmp(hex, p, MC_KEY_HEX))
+            return 0;
+        p += n + (nl != NULL);
+    }
+    return 1;
+}
+
+enum mc_code
+mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
+             struct mc_err *err)
+{
+    struct mc_buf path = MC_BUF_INIT, data = MC_BUF_INIT;
+    enum mc_code rc;
+
+    if (mc_cache_path(c, e->key, ".mce", &path) || encode(e, &data)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory (or bad key '%s')",
+                        e->key);
+        goto out;
+    }
+    rc = mc_file_mkdirs_for(path.s, err);
+    if (!rc)
+        rc = mc_file_write_atomic(path.s, data.s, data.len, err);
+out:
+    mc_buf_release(&path);
+    mc_buf_release(&data);
+    return rc;
+}
+
+void
+mc_cache_touch(struct mc_cache *c, const char *key)
+{
+    struct mc_buf path = MC_BUF_INIT;
+
+    if (mc_cache_path(c, key, ".mce", &path) == MC_OK)
+        utimensat(AT_FDCWD, path.s, NULL, 0);
+    mc_buf_release(&path);
+}
+
+static enum mc_code
+lock_path(const char *path, int *fd, struct mc_err *err)
+{
+    enum mc_code rc = mc_file_mkdirs_for(path, err);
+
+    if (rc)
+        return rc;
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (*fd < 0)
+        return mc_err_set(err, MC_EIO, "cannot open lock '%s': %s", path,
+                          strerror(errno));
+    while (flock(*fd, LOCK_EX)) {
+        if (errno != EINTR) {
+            close(*fd);
+            *fd = -1;
+            return mc_err_set(err, MC_EIO, "cannot lock '%s': %s", path,
+                              strerror(errno));
+        }
+    }
+    return MC_OK;
+}
+
+enum mc_code
+mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
+              struct mc_err *err)
+{
+    struct mc_buf path = MC_BUF_INIT;
+    enum mc_code rc;
+
+    if (mc_cache_path(c, key, ".lock", &path))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    rc = lock_path(path.s, fd, err);
+    mc_buf_release(&path);
+    return rc;
+}
+
+void
+mc_cache_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the flock */
+}
+
+/* Parse the stats file text into OUT; unknown lines are ignored. */
+static void
+parse_stats(const char *text, struct mc_stats *out)
+{
+    const char *p = text;
+
+    while (*p) {
+        char name[32];
+        size_t i, n = strcspn(p, " ");
+
+        if (n < sizeof(name)) {
+            memcpy(name, p, n);
+            name[n] = '\0';
+            if (!strcmp(name, "cost"))
+                out->cost = strtod(p + n, NULL);
+            for (i = 0; i < MC_STAT__COUNT; i++)
+                if (!strcmp(name, stat_names[i]))
+                    out->n[i] = strtoull(p + n, NULL, 10);
+        }
+        p += strcspn(p, "\n");
+        p += *p == '\n';
+    }
+}
+
+static enum mc_code
+stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
+             struct mc_err *err)
+{
+    struct mc_buf path = MC_BUF_INIT, lock = MC_BUF_INIT, text = MC_BUF_INIT;
+    struct mc_stats s;
+    enum mc_code rc;
+    int fd = -1;
+    size_t i;
+
+    memset(&s, 0, sizeof(s));
+    mc_buf_addf(&path, "%s/stats", c->dir);
+    mc_buf_addf(&lock, "%s/stats.lock", c->dir);
+    if (mc_buf_status(&path) || mc_buf_status(&lock)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = lock_path(lock.s, &fd, err);
+    if (rc)
+        goto out;
+    if (!zero) {
+        rc = mc_file_read(path.s, &text, err);
+        if (rc && rc != MC_ENOENT)
+            goto out;
+        rc = MC_OK;
+        parse_stats(text.s, &s);
+        for (i = 0; i < MC_STAT__COUNT; i++)
+            s.n[i] += delta->n[i];
+        s.cost += delta->cost;
+    }
+    mc_buf_reset(&text);
+    for (i = 0; i < MC_STAT__COUNT; i++)
+        mc_buf_addf(&text, "%s %llu\n", stat_names[i], s.n[i]);
+    mc_buf_addf(&text, "cost %.6f\n", s.cost);
+    if (mc_buf_status(&text)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = mc_file_write_atomic(path.s, text.s, text.len, err);
+out:
+    if (fd >= 0)
+        mc_cache_unlock(fd);
+    mc_buf_release(&path);
+    mc_buf_release(&lock);
+    mc_buf_release(&text);
+    return rc;
+}
+
+enum mc_code
+mc_cache_stats_add(struct mc_cache *c, const struct mc_stats *delta,
+                   struct mc_err *err)
+{
+    size_t i;
+
+    for (i = 0; i < MC_STAT__COUNT; i++)
+        if (delta->n[i])
+            break;
+    if (i == MC_STAT__COUNT && delta->cost == 0)
+        return MC_OK;
+    return stats_update(c, delta, 0, err);
+}
+
+enum mc_code
+mc_cache_stats_zero(struct mc_cache *c, struct mc_err *err)
+{
+    return stats_update(c, NULL, 1, err);
+}
+
+enum mc_code
+mc_cache_stats_read(struct mc_cache *c, struct mc_stats *out,
+                    struct mc_err *err)
+{
+    struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT;
+    enum mc_code rc;
+
+    memset(out, 0, sizeof(*out));
+    if (mc_buf_addf(&path, "%s/stats", c->dir))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    rc = mc_file_read(path.s, &text, err);
+    if (rc == MC_ENOENT)
+        rc = MC_OK;
+    else if (rc == MC_OK)
+        parse_stats(text.s, out);
+    mc_buf_release(&path);
+    mc_buf_release(&text);
+    return rc;
+}
+
+/* ---- scanning, trimming, cleaning ---- */
+
+static int
+is_hex2(const char *s)
+{
+    return strlen(s) == 2 && strspn(s, "0123456789abcdef") == 2;
+}
+
+static enum mc_code
+push_item(struct mc_cache_items *items, const char *path, const char *name,
+          const struct stat *st)
+{
+    struct mc_cache_item *it;
+
+    if (items->n == items->cap) {
+        size_t cap = items->cap ? items->cap * 2 : 64;
+        struct mc_cache_item *v = mc_realloc(items->v, cap * sizeof(*v));
+        if (!v)
+            return MC_ENOMEM;
+        items->v = v;
+        items->cap = cap;
+    }
+    it = &items->v[items->n];
+    memcpy(it->key, name, MC_KEY_HEX);
+    it->key[MC_KEY_HEX] = '\0';
+    it->path = mc_strdup(path);
+    if (!it->path)
+        return MC_ENOMEM;
+    it->size = (uint64_t)st->st_size;
+    it->mtime = st->st_mtim;
+    items->total += it->size;
+    items->n++;
+    return MC_OK;
+}
+
+/* Visit DIR/ab/cd/ for every fan-out pair. */
+static enum mc_code
+scan_leaf(const char *leaf, struct mc_cache_items *out, struct mc_err *err)
+{
+    struct mc_buf p = MC_BUF_INIT;
+    enum mc_code rc = MC_OK;
+    struct dirent *de;
+    DIR *d = opendir(leaf);
+    time_t now = time(NULL);
+
+    if (!d)
+        return MC_OK;
+    while ((de = readdir(d)) != NULL && !rc) {
+        const char *name = de->d_name;
+        size_t n = strlen(name);
+        struct stat st;
+
+        mc_buf_reset(&p);
+        mc_buf_addf(&p, "%s/%s", leaf, name);
+        if (mc_buf_status(&p) || lstat(p.s, &st) || !S_ISREG(st.st_mode))
+            continue;
+        if (name[0] == '.' && strstr(name, ".tmp.")) {
+            /* A writer killed mid-store left this; it is never read. */
+            if (now - st.st_mtime > 3600)
+                unlink(p.s);
+            continue;
+        }
+        if (n == MC_KEY_HEX + 4 && !strcmp(name + MC_KEY_HEX, ".mce"))
+            if (push_item(out, p.s, name, &st))
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    closedir(d);
+    mc_buf_release(&p);
+    return rc;
+}
+
+static int
+older_first(const void *a, const void *b)
+{
+    const struct mc_cache_item *x = a, *y = b;
+
+    if (x->mtime.tv_sec != y->mtime.tv_sec)
+        return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+    if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+        return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+enum mc_code
+mc_cache_scan(struct mc_cache *c, struct mc_cache_items *out,
+              struct mc_err *err)
+{
+    struct mc_buf p = MC_BUF_INIT;
+    enum mc_code rc = MC_OK;
+    struct dirent *a, *b;
+    DIR *top, *mid;
+
+    memset(out, 0, sizeof(*out));
+    top = opendir(c->dir);
+    if (!top)
+        return errno == ENOENT ? MC_OK
+                               : mc_err_set(err, MC_EIO, "cannot read '%s':"
+                                            " %s", c->dir, strerror(errno));
+    while (!rc && (a = readdir(top)) != NULL) {
+        if (!is_hex2(a->d_name))
+            continue;
+        mc_buf_reset(&p);
+        mc_buf_addf(&p, "%s/%s", c->dir, a->d_name);
+        if (mc_buf_status(&p) || !(mid = opendir(p.s)))
+            continue;
+        while (!rc && (b = readdir(mid)) != NULL) {
+            struct mc_buf leaf = MC_BUF_INIT;
+            if (!is_hex2(b->d_name))
+                continue;
+            mc_buf_addf(&leaf, "%s/%s", p.s, b->d_name);
+            rc = mc_buf_status(&leaf)
+                     ? mc_err_set(err, MC_ENOMEM, "out of memory")
+                     : scan_leaf(leaf.s, out, err);
+            mc_buf_release(&leaf);
+        }
+        closedir(mid);
+    }
+    closedir(top);
+    mc_buf_release(&p);
+    if (!rc && out->n)
+        qsort(out->v, out->n, sizeof(*out->v), older_first);
+    return rc;
+}
+
+void
+mc_cache_items_release(struct mc_cache_items *items)
+{
+    size_t i;
+
+    for (i = 0; i < items->n; i++)
+        mc_free(items->v[i].path);
+    mc_free(items->v);
+    memset(items, 0, sizeof(*items));
+}
+
+/* Remove KEY's entry and its lock file (when no one holds it). */
+static void
+remove_entry(const char *path)
+{
+    char lock[PATH_MAX];
+    size_t n = strlen(path);
+
+    unlink(path);
+    if (n > 4 && n < sizeof(lock)) {
+        memcpy(lock, path, n - 4);
+        memcpy(lock + n - 4, ".lock", 6);
+        unlink(lock);
+    }
+}
+
+enum mc_code
+mc_cache_trim(struct mc_cache *c, uint64_t max_bytes, size_t *removed,
+              struct mc_err *err)
+{
+    struct mc_cache_items items;
+    struct mc_stats d;
+    enum mc_code rc;
+    size_t i, gone = 0;
+
+    rc = mc_cache_scan(c, &items, err);
+    for (i = 0; !rc && i < items.n && items.total > max_bytes; i++) {
+        remove_entry(items.v[i].path);
+        items.total -= items.v[i].size;
+        gone++;
+    }
+    mc_cache_items_release(&items);
+    if (removed)
+        *removed = gone;
+    if (gone) {
+        memset(&d, 0, sizeof(d));
+        d.n[MC_STAT_TRIMMED] = gone;
+        mc_cache_stats_add(c, &d, NULL);
+    }
+    return rc;
+}
+
+enum mc_code
+mc_cache_clean(struct mc_cache *c, size_t *removed, struct mc_err *err)
+{
+    struct mc_cache_items items;
+    enum mc_code rc;
+    size_t i;
+
+    rc = mc_cache_scan(c, &items, err);
+    for (i = 0; !rc && i < items.n; i++)
+        remove_entry(items.v[i].path);
+    if (removed)
+        *removed = rc ? 0 : items.n;
+    mc_cache_items_release(&items);
+    return rc;
+}

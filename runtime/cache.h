@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cache.h: the local content-addressed store under MAXCODE_CACHE_DIR.
+ *
+ * Layout:
+ *   DIR/ab/cd/<key>.mce      an entry (key = 32 hex digits, ab cd = its
+ *                            first four)
+ *   DIR/ab/cd/<key>.lock     per-key lock: one search per key at a time
+ *   DIR/ab/cd/.<key>.tmp.*   an entry being written (never read)
+ *   DIR/stats, stats.lock    counters, updated under the lock
+ *
+ * Entry format (all integers little-endian; doc/internals/cache.md):
+ *   entry    = header payload trailer
+ *   header   = magic version key created payload-len      ; 40 bytes
+ *   magic    = "MCXE"                                     ; 4 bytes
+ *   version  = u32                                        ; MC_ENTRY_VERSION
+ *   key      = 16 bytes                                   ; binary key
+ *   created  = i64                                        ; Unix seconds
+ *   payload-len = u64
+ *   payload  = *section
+ *   section  = tag length data
+ *   tag      = "MANI" / "VARI" / "INCL"                   ; 4 bytes
+ *   length   = u64
+ *   trailer  = XXH3-128 of header and payload             ; 16 bytes
+ * MANI is the manifest (JSON), VARI the variant source, INCL the include
+ * records, one per line: 32 hex digits (XXH3-128 of the file), a space,
+ * the path. Unknown tags are skipped. An entry is written to a temporary
+ * file in its directory and renamed into place, so a reader sees either
+ * the whole old entry, the whole new one, or none. A reader that finds a
+ * bad magic, version, length, key or checksum counts it (`corrupt`),
+ * removes the file and reports a miss.
+ */
+#ifndef MC_CACHE_H
+#define MC_CACHE_H
+
+#include <stdint.h>
+#include <time.h>
+#include "buf.h"
+#include "hash.h"
+#include "status.h"
+
+#define MC_ENTRY_VERSION 1
+
+struct mc_cache {
+    char *dir;
+};
+
+struct mc_entry {
+    char key[MC_KEY_HEX + 1];
+    int64_t created;
+    struct mc_buf manifest;  /* JSON text */
+    struct mc_buf variant;   /* source text of the variant */
+    struct mc_buf includes;  /* "HASH PATH\n" lines */
+};
+
+enum mc_stat {
+    MC_STAT_HITS,
+    MC_STAT_MISSES,
+    MC_STAT_STORES,
+    MC_STAT_SEARCHES,
+    MC_STAT_OPTIMIZED,
+    MC_STAT_FALLBACKS,
+    MC_STAT_CANDIDATES,
+    MC_STAT_LLM_REQUESTS,
+    MC_STAT_TOKENS_IN,
+    MC_STAT_TOKENS_OUT,
+    MC_STAT_CORRUPT,
+    MC_STAT_TRIMMED,
+    MC_STAT__COUNT
+};
+
+struct mc_stats {
+    unsigned long long n[MC_STAT__COUNT];
+    double cost;
+};
+
+/* The name of counter S ("hits"). */
+const char *mc_stat_name(enum mc_stat s);
+
+/* Use the cache in DIR (created when first written). No I/O. */
+enum mc_code mc_cache_init(struct mc_cache *c, const char *dir,
+                           struct mc_err *err);
+void mc_cache_release(struct mc_cache *c);
+
+void mc_entry_init(struct mc_entry *e);
+void mc_entry_release(struct mc_entry *e);
+
+/* DIR/ab/cd/<KEY>SUFFIX into B. */
+enum mc_code mc_cache_path(const struct mc_cache *c, const char *key,
+                           const char *suffix, struct mc_buf *b);
+
+/*
+ * Read the entry for KEY into E (initialised by the caller). MC_ENOENT on
+ * a miss. A corrupt entry is counted, removed, and gives MC_ESYNTAX with
+ * the reason in ERR; callers treat it as a miss.
+ */
+enum mc_code mc_cache_get(struct mc_cache *c, const char *key,
+                          struct mc_entry *e, struct mc_err *err);
+
+/* Read and check the entry file at PATH, without side effects. */
+enum mc_code mc_entry_read_file(const char *path, struct mc_entry *e,
+                                struct mc_err *err);
+
+/* Whether every include record of E still matches its file's content. */
+int mc_entry_includes_valid(const struct mc_entry *e);
+
+/* Store E under E->key: temp file, then rename. */
+enum mc_code mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
+                          struct mc_err *err);
+
+/* Mark KEY as recently used (its mtime), for LRU trimming. */
+void mc_cache_touch(struct mc_cache *c, const char *key);
+
+/*
+ * Take the exclusive lock for KEY (blocking); *FD is the lock to pass to
+ * mc_cache_unlock().
+ */
+enum mc_code mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
+                           struct mc_err *err);
+void mc_cache_unlock(int fd);
+
+/* Add DELTA to the counters, under the stats lock. */
+enum mc_code mc_cache_stats_add(struct mc_cache *c,
+                                const struct mc_stats *delta,
+                                struct mc_err *err);
+
+/* Read the counters (all zero when there are none yet). */
+enum mc_code mc_cache_stats_read(struct mc_cache *c, struct mc_stats *out,
+                                 struct mc_err *err);
+
+/* Zero the counters. */
+enum mc_code mc_cache_stats_zero(struct mc_cache *c, struct mc_err *err);
+
+/* One entry file, for listing and trimming. */
+struct mc_cache_item {
+    char key[MC_KEY_HEX + 1];
+    char *path;
+    uint64_t size;
+    struct timespec mtime;
+};
+
+struct mc_cache_items {
+    struct mc_cache_item *v;
+    size_t n, cap;
+    uint64_t total;
+};
+
+/* Every entry in the cache, oldest (least recently used) first. Stale
+ * temporary files older than an hour are removed on the way. */
+enum mc_code mc_cache_scan(struct mc_cache *c, struct mc_cache_items *out,
+                           struct mc_err *err);
+void mc_cache_items_release(struct mc_cache_items *items);
+
+/* Remove least recently used entries until the total is at most
+ * MAX_BYTES. *REMOVED (may be NULL) counts them. */
+enum mc_code mc_cache_trim(struct mc_cache *c, uint64_t max_bytes,
+                           size_t *removed, struct mc_err *err);
+
+/* Remove every entry (counters stay). */
+enum mc_code mc_cache_clean(struct mc_cache *c, size_t *removed,
+                            struct mc_err *err);
+
+#endif /* MC_CACHE_H */

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_cache.c: `maxcode show`, `maxcode stats` and `maxcode cache
+ * list|clean|trim|verify`: looking into and looking after the local cache.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "cache.h"
+#include "commands.h"
+#include "conf.h"
+#include "hash.h"
+#include "log.h"
+
+#include <cjson/cJSON.h>
+
+/* Open the cache named by the settings. */
+static int
+open_cache(struct mc_cache *c)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_conf conf;
+    int rc;
+
+    if (mc_conf_load(&conf, NULL, NULL, &err)) {
+        mc_error("%s", err.msg);
+        return -1;
+    }
+    rc = mc_cache_init(c, mc_conf_get(&conf, MC_SET_CACHE_DIR), &err) ? -1
+                                                                      : 0;
+    mc_conf_release(&conf);
+    return rc;
+}
+
+/* The manifest of entry E, parsed; NULL if it is not JSON. */
+static cJSON *
+parse_manifest(const struct mc_entry *e)
+{
+    return cJSON_ParseWithLength(e->manifest.s, e->manifest.len);
+}
+
+static const char *
+json_str(const cJSON *m, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* The newest entry whose manifest names SOURCE (by real path). */
+static int
+find_newest_for(struct mc_cache *c, const char *source, char *key_out)
+{
+    struct mc_cache_items items;
+    char *real = realpath(source, NULL);
+    int64_t best = -1;
+    size_t i;
+
+    if (mc_cache_scan(c, &items, NULL)) {
+        free(real); /* from realpath() */
+        return -1;
+    }
+    for (i = 0; i < items.n; i++) {
+        struct mc_entry e;
+        cJSON *m;
+
+        mc_entry_init(&e);
+        if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK &&
+            (m = parse_manifest(&e)) != NULL) {
+            const char *sp = json_str(m, "source_path");
+            if (((real && !strcmp(sp, real)) ||
+                 !strcmp(json_str(m, "source"), source)) &&
+                e.created >= best) {
+                best = e.created;
+                memcpy(key_out, e.key, MC_KEY_HEX + 1);
+            }
+            cJSON_Delete(m);
+        }
+        mc_entry_release(&e);
+    }
+    mc_cache_items_release(&items);
+    free(real); /* from realpath() */
+    return best >= 0 ? 0 : -1;
+}
+
+int
+mc_cmd_show(int argc, char **argv)
+{
+    struct mc_cache c = {NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_entry e;
+    const char *what = NULL;
+    char key[MC_KEY_HEX + 1];
+    int json = 0, i, status = 1;
+    cJSON *m = NULL;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (argv[i][0] == '-')
+            return mc_usage_error("show: unknown option '%s'", argv[i]);
+        else if (what)
+            return mc_usage_error("show: one SOURCE or KEY, not '%s' too",
+                                  argv[i]);
+        else
+            what = argv[i];
+    }
+    if (!what)
+        return mc_usage_error("show: missing SOURCE or KEY");
+    mc_entry_init(&e);
+    if (open_cache(&c))
+        goto out;
+    if (mc_is_key(what)) {
+        memcpy(key, what, sizeof(key));
+    } else if (find_newest_for(&c, what, key)) {
+        mc_error("no cache entry for '%s'", what);
+        goto out;
+    }
+    if (mc_cache_get(&c, key, &e, &err)) {
+        mc_error("no cache entry %s%s%s", key, err.msg[0] ? ": " : "",
+                 err.msg);
+        goto out;
+    }
+    m = parse_manifest(&e);
+    if (!m) {
+        mc_error("entry %s has no readable manifest", key);
+        goto out;
+    }
+    if (json) {
+        char *text = cJSON_Print(m);
+        if (text)
+            printf("%s\n", text);
+        cJSON_free(text);
+    } else {
+        const cJSON *it;
+        cJSON_ArrayForEach(it, m)
+        {
+            char *v;
+            if (cJSON_IsString(it)) {
+                printf("%-20s %s\n", it->string, it->valuestring);
+                continue;
+            }
+            v = cJSON_PrintUnformatted(it);
+            if (v)
+                printf("%-20s %s\n", it->string, v);
+            cJSON_free(v);
+        }
+    }
+    status = 0;
+out:
+    cJSON_Delete(m);
+    mc_entry_release(&e);
+    mc_cache_release(&c);
+    return status;
+}
+
+int
+mc_cmd_stats(int argc, char **argv)
+{
+    struct mc_cache c = {NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_stats s;
+    int json = 0, zero = 0, i, status = 1;
+    size_t k;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--zero"))
+            zero = 1;
+        else
+            return mc_usage_error("stats: unknown argument '%s'", argv[i]);
+    }
+    if (open_cache(&c))
+        return 1;
+    if (zero && mc_cache_stats_zero(&c, &err)) {
+        mc_error("%s", err.msg);
+        goto out;
+    }
+    if (mc_cache_stats_read(&c, &s, &err)) {
+        mc_error("%s", err.msg);
+        goto out;
+    }
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        char *text;
+
+        for (k = 0; o && k < MC_STAT__COUNT; k++)
+            cJSON_AddNumberToObject(o, mc_stat_name((enum mc_stat)k),
+                                    (double)s.n[k]);
+        if (o)
+            cJSON_AddNumberToObject(o, "cost", s.cost);
+        text = o ? cJSON_Print(o) : NULL;
+        if (text)
+            printf("%s\n", text);
+        cJSON_free(text);
+        cJSON_Delete(o);
+    } else if (!zero) {
+        printf("cache directory      %s\n", c.dir);
+        for (k = 0; k < MC_STAT__COUNT; k++)
+            printf("%-20s %llu\n", mc_stat_name((enum mc_stat)k), s.n[k]);
+        printf("%-20s %.4f\n", "cost", s.cost);
+    }
+    status = 0;
+out:
+    mc_cache_release(&c);
+    return status;
+}
+
+static void
+human_size(uint64_t n, char *out, size_t cap)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    size_t u = 0;
+
+    while (v >= 1024 && u + 1 < MC_ARRAY_SIZE(units)) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static int
+cache_list(struct mc_cache *c)
+{
+    struct mc_cache_items items;
+    struct mc_err err = MC_ERR_INIT;
+    size_t i;
+
+    if (mc_cache_scan(c, &items, &err)) {
+        mc_error("%s", err.msg);
+        return 1;
+    }
+    for (i = items.n; i-- > 0;) {
+        struct mc_entry e;
+        cJSON *m = NULL;
+        char size[32];
+
+        mc_entry_init(&e);
+        human_size(items.v[i].size, size, sizeof(size));
+        if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK)
+            m = parse_manifest(&e);
+        printf("%s %9s %-9s %s\n", items.v[i].key, size,
+               m ? json_str(m, "status") : "corrupt",
+               m ? json_str(m, "source") : items.v[i].path);
+        cJSON_Delete(m);
+        mc_entry_release(&e);
+    }
+    mc_cache_items_release(&items);
+    return 0;
+}
+
+static int
+cache_verify(struct mc_cache *c)
+{
+    struct mc_cache_items items;
+    struct mc_err err = MC_ERR_INIT;
+    size_t i, bad = 0;
+
+    if (mc_cache_scan(c, &items, &err)) {
+        mc_error("%s", err.msg);
+        return 1;
+    }
+    for (i = 0; i < items.n; i++) {
+        struct mc_entry e;
+        struct mc_err e2 = MC_ERR_INIT;
+        const char *name = strrchr(items.v[i].path, '/') + 1;
+
+        mc_entry_init(&e);
+        if (mc_entry_read_file(items.v[i].path, &e, &e2) == MC_OK &&
+            strncmp(e.key, name, MC_KEY_HEX))
+            mc_err_set(&e2, MC_ESYNTAX, "holds key %s", e.key);
+        if (e2.code) {
+            printf("corrupt %s: %s\n", items.v[i].path, e2.msg);
+            bad++;
+        }
+        mc_entry_release(&e);
+    }
+    printf("%zu entries, %zu ok, %zu corrupt\n", items.n, items.n - bad,
+           bad);
+    mc_cache_items_release(&items);
+    return bad ? 1 : 0;
+}
+
+int
+mc_cmd_cache(int argc, char **argv)
+{
+    struct mc_cache c = {NULL};
+    struct mc_err err = MC_ERR_INIT;
+    const char *sub = argc > 1 ? argv[1] : NULL;
+    unsigned long long max = 0;
+    size_t removed = 0;
+    int status = 1;
+
+    if (!sub)
+        return mc_usage_error("cache: missing list, clean, trim or verify");
+    if (strcmp(sub, "list") && strcmp(sub, "clean") && strcmp(sub, "trim") &&
+        strcmp(sub, "verify"))
+        return mc_usage_error("cache: unknown command '%s'", sub);
+    if (!strcmp(sub, "trim")) {
+        if (argc != 4 || strcmp(argv[2], "--max-size") ||
+            mc_conf_parse_size(argv[3], &max))
+            return mc_usage_error("cache trim: expected --max-size SIZE "
+                                  "(such as 500M)");
+    } else if (argc != 2) {
+        return mc_usage_error("cache %s: unexpected argument '%s'", sub,
+                              argv[2]);
+    }
+    if (open_cache(&c))
+        return 1;
+    if (!strcmp(sub, "list")) {
+        status = cache_list(&c);
+    } else if (!strcmp(sub, "verify")) {
+        status = cache_verify(&c);
+    } else if (!strcmp(sub, "clean")) {
+        if (mc_cache_clean(&c, &removed, &err))
+            mc_error("%s", err.msg);
+        else
+            status = (printf("removed %zu entries\n", removed), 0);
+    } else {
+        if (mc_cache_trim(&c, max, &removed, &err))
+            mc_error("%s", err.msg);
+        else
+            status = (printf("removed %zu entries\n", removed), 0);
+    }
+    mc_cache_release(&c);
+    return status;
+}

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_optimize.c: `maxcode optimize`, the recipe of the rules the plugin
+ * emits (and usable by hand). It takes the per-key lock, checks the cache
+ * again (another make may have finished the same key), records the
+ * source's include files, runs the search, stores the entry and writes
+ * the variant file. Until the executor and the proposers exist, the
+ * search keeps the original, with reason "no proposer".
+ *
+ * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS]
+ *                         [--mode MODE] [--] SOURCE [KEY=VALUE...]
+ * Without --cc/--flags the compiler and flags come from the compile DB or
+ * the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS). The variant
+ * path is printed on stdout. A failure keeps the original: the exit
+ * status is 0 unless MAXCODE_STRICT=1.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "cache.h"
+#include "commands.h"
+#include "conf.h"
+#include "file.h"
+#include "hash.h"
+#include "log.h"
+#include "spawn.h"
+#include "target.h"
+#include "variant.h"
+
+#include <cjson/cJSON.h>
+#include <time.h>
+
+struct opts {
+    const char *key, *cc, *flags, *mode;
+    int first_arg; /* index of SOURCE in argv */
+};
+
+static char *
+env_var(const char *name, void *ctx)
+{
+    const char *v = getenv(name);
+
+    (void)ctx;
+    return v ? mc_strdup(v) : NULL;
+}
+
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+    int i;
+
+    memset(o, 0, sizeof(*o));
+    for (i = 1; i < argc; i++) {
+        const char **dst = NULL;
+
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        }
+        if (argv[i][0] != '-')
+            break;
+        if (!strcmp(argv[i], "--key"))
+            dst = &o->key;
+        else if (!strcmp(argv[i], "--cc"))
+            dst = &o->cc;
+        else if (!strcmp(argv[i], "--flags"))
+            dst = &o->flags;
+        else if (!strcmp(argv[i], "--mode"))
+            dst = &o->mode;
+        else
+            return mc_usage_error("optimize: unknown option '%s'", argv[i]);
+        if (i + 1 >= argc)
+            return mc_usage_error("optimize: %s needs a value", argv[i]);
+        *dst = argv[++i];
+    }
+    if (i >= argc)
+        return mc_usage_error("optimize: missing SOURCE");
+    if (o->key && !mc_is_key(o->key))
+        return mc_usage_error("optimize: --key '%s' is not a key", o->key);
+    o->first_arg = i;
+    return 0;
+}
+
+/*
+ * The include files of T (from the compiler's -MM), each with its hash,
+ * as "HASH PATH\n" lines in OUT. System headers are left out: the
+ * compiler identity stands for them.
+ */
+static enum mc_code
+record_includes(const struct mc_target *t, struct mc_buf *out,
+                struct mc_err *err)
+{
+    struct mc_spawn_opts so = {NULL, NULL, NULL, 120, 0};
+    struct mc_spawn_result r;
+    struct mc_strv argv = MC_STRV_INIT, deps = MC_STRV_INIT;
+    struct mc_buf word = MC_BUF_INIT;
+    enum mc_code rc;
+    const char *p;
+    size_t i;
+
+    mc_spawn_result_init(&r);
+    rc = mc_shell_split(t->compiler, &argv, err);
+    if (!rc && !argv.n)
+        rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
+    if (!rc && (mc_strv_extend(&argv, &t->flags) ||
+                mc_strv_push(&argv, "-MM") ||
+                mc_strv_push(&argv, t->source)))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (!rc)
+        rc = mc_spawn(argv.v, &so, &r, err);
+    if (rc)
+        goto out;
+    if (!r.exited || r.status) {
+        mc_buf_rtrim(&r.err);
+        rc = mc_err_set(err, MC_EINVAL, "'%s -MM %s' failed: %.160s",
+                        argv.v[0], t->source, r.err.s);
+        goto out;
+    }
+    /* "obj.o: src/a.c src/b.h \\\n src/c.h"; "\ " escapes a space. */
+    p = strchr(r.out.s, ':');
+    for (p = p ? p + 1 : r.out.s; *p; p++) {
+        if (*p == '\\' && (p[1] == '\n' || p[1] == ' ')) {
+            if (p[1] == ' ')
+                mc_buf_addc(&word, ' ');
+            p++;
+            continue;
+        }
+        if (*p == ' ' || *p == '\n' || *p == '\t') {
+            if (word.len && mc_strv_push(&deps, word.s))
+                goto oom;
+            mc_buf_reset(&word);
+            continue;
+        }
+        mc_buf_addc(&word, *p);
+    }
+    if (word.len && mc_strv_push(&deps, word.s))
+        goto oom;
+    for (i = 0; i < deps.n; i++) {
+        char hex[MC_KEY_HEX + 1];
+
+        if (!strcmp(deps.v[i], t->source))
+            continue;
+        if (mc_hash_file_hex(deps.v[i], hex, NULL))
+            continue; /* gone already: the next lookup misses anyway */
+        mc_buf_addf(out, "%s %s\n", hex, deps.v[i]);
+    }
+    if (mc_buf_status(out) || mc_buf_status(&word))
+        goto oom;
+    goto out;
+oom:
+    rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+out:
+    mc_spawn_result_release(&r);
+    mc_strv_release(&argv);
+    mc_strv_release(&deps);
+    mc_buf_release(&word);
+    return rc;
+}
+
+/* The manifest (DESIGN 1.6) of an entry that keeps the original. */
+static char *
+manifest_original(const struct mc_target *t, const char *key,
+                  const char *reason, const struct mc_buf *includes)
+{
+    cJSON *m = cJSON_CreateObject(), *a, *o;
+    char created[32], *text = NULL;
+    time_t now = time(NULL);
+    struct tm tm;
+    const char *p;
+    size_t i;
+
+    if (!m)
+        return NULL;
+    gmtime_r(&now, &tm);
+    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON_AddStringToObject(m, "key", key);
+    cJSON_AddStringToObject(m, "source", t->source);
+    cJSON_AddStringToObject(m, "source_path", t->source_real);
+    cJSON_AddStringToObject(m, "status", "original");
+    cJSON_AddStringToObject(m, "reason", reason);
+    cJSON_AddNumberToObject(m, "speedup", 1);
+    cJSON_AddNullToObject(m, "baseline_seconds");
+    cJSON_AddNullToObject(m, "best_seconds");
+    cJSON_AddStringToObject(m, "metric", mc_target_get(t, MC_OPT_METRIC));
+    cJSON_AddNumberToObject(m, "candidates", 0);
+    cJSON_AddNumberToObject(m, "correct_candidates", 0);
+    cJSON_AddStringToObject(m, "strategy", mc_target_get(t, MC_OPT_STRATEGY));
+    cJSON_AddStringToObject(m, "proposer", mc_target_get(t, MC_OPT_PROPOSER));
+    cJSON_AddStringToObject(m, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
+    cJSON_AddNumberToObject(m, "llm_requests", 0);
+    cJSON_AddNumberToObject(m, "tokens_in", 0);
+    cJSON_AddNumberToObject(m, "tokens_out", 0);
+    cJSON_AddStringToObject(m, "created", created);
+    cJSON_AddStringToObject(m, "maxcode_version", PACKAGE_VERSION);
+    cJSON_AddStringToObject(m, "compiler", t->compiler);
+    a = cJSON_AddArrayToObject(m, "flags");
+    for (i = 0; a && i < t->flags.n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(t->flags.v[i]));
+    o = cJSON_AddObjectToObject(m, "options");
+    for (i = 0; o && i < MC_OPT__COUNT; i++)
+        cJSON_AddStringToObject(o, mc_target_opt_name((enum mc_opt)i),
+                                mc_target_get(t, (enum mc_opt)i));
+    a = cJSON_AddArrayToObject(m, "includes");
+    for (p = includes->s; a && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > MC_KEY_HEX + 1) {
+            char *path = mc_strndup(p + MC_KEY_HEX + 1, n - MC_KEY_HEX - 1);
+            if (path)
+                cJSON_AddItemToArray(a, cJSON_CreateString(path));
+            mc_free(path);
+        }
+        p += n + (p[n] == '\n');
+    }
+    text = cJSON_Print(m);
+    cJSON_Delete(m);
+    return text;
+}
+
+/* Trim the cache when it has grown past MAXCODE_MAX_SIZE: down to 90%,
+ * so that not every store trims. */
+static void
+auto_trim(struct mc_cache *c, const struct mc_conf *conf)
+{
+    struct mc_cache_items items;
+    unsigned long long max = 0;
+
+    if (mc_conf_parse_size(mc_conf_get(conf, MC_SET_MAX_SIZE), &max) ||
+        mc_cache_scan(c, &items, NULL))
+        return;
+    if (items.total > max)
+        mc_cache_trim(c, max / 10 * 9, NULL, NULL);
+    mc_cache_items_release(&items);
+}
+
+int
+mc_cmd_optimize(int argc, char **argv)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_conf conf;
+    struct mc_target t;
+    struct mc_cache cache = {NULL};
+    struct mc_entry e;
+    struct mc_buf vpath = MC_BUF_INIT, src = MC_BUF_INIT;
+    struct mc_stats d;
+    struct opts o;
+    char key[MC_KEY_HEX + 1];
+    const char *mode, *reason = "no proposer";
+    char *manifest = NULL;
+    int status = 1, lock = -1, from_db = 0, strict, store = 1, rc;
+
+    rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc;
+    memset(&t, 0, sizeof(t));
+    memset(&d, 0, sizeof(d));
+    mc_entry_init(&e);
+    if (mc_conf_load(&conf, NULL, NULL, &err)) {
+        mc_error("%s", err.msg);
+        return 1;
+    }
+    strict = !strcmp(mc_conf_get(&conf, MC_SET_STRICT), "1");
+    if (mc_target_parse_marked(&t, argv[o.first_arg], argv + o.first_arg + 1,
+                               (size_t)(argc - o.first_arg - 1), &conf,
+                               &err)) {
+        mc_error("%s: %s", argv[o.first_arg], err.msg);
+        status = MC_EXIT_USAGE;
+        goto out;
+    }
+    {
+        enum mc_log_level level;
+        if (!mc_log_parse_level(mc_conf_get(&t.conf, MC_SET_LOG), &level))
+            mc_log_set_level(level);
+    }
+    mode = o.mode ? o.mode : mc_conf_get(&t.conf, MC_SET_MODE);
+    if (o.cc) {
+        t.compiler = mc_strdup(o.cc);
+        if (!t.compiler ||
+            (o.flags && mc_shell_split(o.flags, &t.flags, &err))) {
+            mc_error("--flags: %s", err.msg);
+            status = MC_EXIT_USAGE;
+            goto out;
+        }
+    } else if (mc_target_resolve_build(&t, env_var, NULL, &from_db, &err)) {
+        mc_error("%s: %s", t.source, err.msg);
+        goto out;
+    }
+    if (mc_target_key(&t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
+        mc_error("%s: %s", t.source, err.msg);
+        goto out;
+    }
+    if (o.key && strcmp(o.key, key)) {
+        /* The inputs changed between make's parse and this recipe. Keep
+         * the original for now; the next make run keys them afresh. */
+        mc_info("%s: inputs changed while make ran; using the original",
+                t.source);
+        memcpy(key, o.key, sizeof(key));
+        store = 0;
+        reason = "inputs changed during the build";
+    }
+    if (mc_cache_init(&cache, mc_conf_get(&t.conf, MC_SET_CACHE_DIR), &err) ||
+        mc_variant_path(key, mc_target_name(&t), &vpath)) {
+        mc_error("out of memory");
+        goto out;
+    }
+    if (store && mc_cache_lock(&cache, key, &lock, &err)) {
+        mc_error("%s", err.msg);
+        store = 0;
+    }
+    /* Another make may have stored this key while we waited. */
+    if (store && strcmp(mode, "refresh") &&
+        mc_cache_get(&cache, key, &e, NULL) == MC_OK &&
+        mc_entry_includes_valid(&e)) {
+        mc_verbose("%s: key %s was stored meanwhile", t.source, key);
+        goto materialize;
+    }
+    mc_entry_release(&e);
+    mc_entry_init(&e);
+    if (mc_file_read(t.source, &src, &err)) {
+        mc_error("cannot read '%s'", t.source);
+        goto out;
+    }
+    mc_err_clear(&err);
+    if (store && record_includes(&t, &e.includes, &err)) {
+        /* The compile of the original will say what is wrong. */
+        mc_info("%s: %s; keeping the original", t.source, err.msg);
+        store = 0;
+        reason = "the original does not preprocess";
+    }
+    d.n[MC_STAT_SEARCHES] = 1;
+    d.n[MC_STAT_FALLBACKS] = 1;
+    mc_info("%s: keeping the original (%s)", t.source, reason);
+    memcpy(e.key, key, sizeof(key));
+    e.created = (int64_t)time(NULL);
+    mc_buf_add(&e.variant, src.s, src.len);
+    manifest = manifest_original(&t, key, reason, &e.includes);
+    if (!manifest || mc_buf_adds(&e.manifest, manifest)) {
+        mc_error("out of memory");
+        goto out;
+    }
+    if (store) {
+        mc_err_clear(&err);
+        if (mc_cache_put(&cache, &e, &err))
+            mc_error("cannot store %s: %s", key, err.msg);
+        else
+            d.n[MC_STAT_STORES] = 1;
+    }
+    mc_cache_stats_add(&cache, &d, NULL);
+    if (d.n[MC_STAT_STORES])
+        auto_trim(&cache, &t.conf);
+materialize:
+    mc_err_clear(&err);
+    if (mc_variant_materialize(vpath.s, t.source, t.source_real, e.variant.s,
+                               e.variant.len, &err)) {
+        mc_error("%s", err.msg);
+        goto out;
+    }
+    printf("%s\n", vpath.s);
+    status = strict && !store ? 1 : 0;
+out:
+    if (lock >= 0)
+        mc_cache_unlock(lock);
+    cJSON_free(manifest);
+    mc_entry_release(&e);
+    mc_cache_release(&cache);
+    mc_target_release(&t);
+    mc_conf_release(&conf);
+    mc_buf_release(&vpath);
+    mc_buf_release(&src);
+    return status;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * file.c: whole-file reads, atomic writes and mkdir -p.
+ */
+#include "mc_setup.h"
+#include "file.h"
+#include "alloc.h"
+
+#include <fcntl.h>
+
+/* mkdir -p of the directory part of PATH. */
+enum mc_code
+mc_file_mkdirs_for(const char *path, struct mc_err *err)
+{
+    char *p = mc_strdup(path), *s;
+    enum mc_code rc = MC_OK;
+
+    if (!p)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) && errno != EEXIST) {
+            rc = mc_err_set(err, MC_EIO, "cannot create '%s': %s", p,
+                            strerror(errno));
+            break;
+        }
+        *s = '/';
+    }
+    mc_free(p);
+    return rc;
+}
+
+/* Read all of the file at PATH into B. MC_ENOENT if it does not exist. */
+enum mc_code
+mc_file_read(const char *path, struct mc_buf *b, struct mc_err *err)
+{
+    struct stat st;
+    ssize_t n;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? MC_ENOENT
+                               : mc_err_set(err, MC_EIO, "cannot open "
+                                            "'%s': %s", path,
+                                            strerror(errno));
+    if (fstat(fd, &st) || st.st_size > MC_FILE_MAX) {
+        close(fd);
+        return mc_err_set(err, MC_ESYNTAX, "'%s' is too large", path);
+    }
+    if (mc_buf_grow(b, (size_t)st.st_size)) {
+        close(fd);
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    while ((n = read(fd, b->s + b->len, b->cap - b->len - 1)) > 0) {
+        b->len += (size_t)n;
+        if (b->len + 1 == b->cap && mc_buf_grow(b, 4096))
+            break;
+    }
+    b->s[b->len] = '\0';
+    close(fd);
+    if (n < 0)
+        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", path,
+                          strerror(errno));
+    return mc_buf_status(b) ? mc_err_set(err, MC_ENOMEM, "out of memory")
+                            : MC_OK;
+}
+
+/* Write the LEN bytes at DATA to PATH atomically: a temporary file in the
+ * same directory, then rename. */
+enum mc_code
+mc_file_write_atomic(const char *path, const void *data, size_t len,
+             struct mc_err *err)
+{
+    struct mc_buf tmp = MC_BUF_INIT;
+    enum mc_code rc = MC_OK;
+    const char *slash = strrchr(path, '/');
+    const char *pause = getenv("MAXCODE_DEBUG_STORE_PAUSE");
+    size_t done = 0;
+    int fd;
+
+    mc_buf_addf(&tmp, "%.*s/.%s.tmp.%ld.%lx", (int)(slash - path), path,
+                slash + 1, (long)getpid(), (unsigned long)random());
+    if (mc_buf_status(&tmp))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        rc = mc_err_set(err, MC_EIO, "cannot create '%s': %s", tmp.s,
+                        strerror(errno));
+        goto out;
+    }
+    while (done < len) {
+        size_t chunk = len - done;
+        ssize_t n;
+
+        /* Test hook: stop halfway for a while, so that a test can kill
+         * the writer mid-store. */
+        if (pause && done == 0 && len > 1)
+            chunk = len / 2;
+        n = write(fd, (const char *)data + done, chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", tmp.s,
+                            n < 0 ? strerror(errno) : "no space");
+            break;
+        }
+        done += (size_t)n;
+        if (pause && done < len)
+            sleep((unsigned)atoi(pause));
+    }
+    if (close(fd) && !rc)
+        rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", tmp.s,
+                        strerror(errno));
+    if (!rc && rename(tmp.s, path))
+        rc = mc_err_set(err, MC_EIO, "cannot rename '%s' to '%s': %s",
+                        tmp.s, path, strerror(errno));
+    if (rc)
+        unlink(tmp.s);
+out:
+    mc_buf_release(&tmp);
+    return rc;
+}
+

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * hash.c: typed, length-framed XXH3-128 keys.
+ */
+#include "mc_setup.h"
+#include "hash.h"
+#include "log.h"
+
+#include <fcntl.h>
+#include <xxhash.h>
+
+enum mc_code
+mc_hash_init(struct mc_hash *h)
+{
+    h->trace = 0;
+    h->state = XXH3_createState();
+    if (!h->state)
+        return MC_ENOMEM;
+    XXH3_128bits_reset(h->state);
+    return MC_OK;
+}
+
+void
+mc_hash_release(struct mc_hash *h)
+{
+    if (h->state)
+        XXH3_freeState(h->state);
+    h->state = NULL;
+}
+
+void
+mc_hash_set_trace(struct mc_hash *h, int on)
+{
+    h->trace = on;
+}
+
+static void
+put_le(uint8_t *p, uint64_t v, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The frame before a value: the name and the value's length. */
+static void
+frame(struct mc_hash *h, const char *name, uint64_t len)
+{
+    uint8_t n4[4], l8[8];
+    size_t nl = strlen(name);
+
+    put_le(n4, nl, 4);
+    put_le(l8, len, 8);
+    XXH3_128bits_update(h->state, n4, 4);
+    XXH3_128bits_update(h->state, name, nl);
+    XXH3_128bits_update(h->state, l8, 8);
+}
+
+void
+mc_hash_field(struct mc_hash *h, const char *name, const void *data,
+              size_t len)
+{
+    frame(h, name, len);
+    if (len)
+        XXH3_128bits_update(h->state, data, len);
+    if (h->trace)
+        mc_verbose("key: %s = [%zu] %.60s", name, len,
+                   len ? (const char *)data : "");
+}
+
+void
+mc_hash_field_str(struct mc_hash *h, const char *name, const char *s)
+{
+    if (!s) {
+        /* A length no string can have marks "absent". */
+        frame(h, name, UINT64_MAX);
+        if (h->trace)
+            mc_verbose("key: %s = (absent)", name);
+        return;
+    }
+    mc_hash_field(h, name, s, strlen(s));
+}
+
+/* Stream the file at PATH into STATE; its size goes first, as the frame
+ * of field NAME. */
+enum mc_code
+mc_hash_field_file(struct mc_hash *h, const char *name, const char *path,
+                   struct mc_err *err)
+{
+    char buf[65536];
+    struct stat st;
+    ssize_t n;
+    uint64_t total = 0;
+    int fd;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return mc_err_set(err, errno == ENOENT ? MC_ENOENT : MC_EIO,
+                          "cannot open '%s': %s", path, strerror(errno));
+    if (fstat(fd, &st)) {
+        close(fd);
+        return mc_err_set(err, MC_EIO, "cannot stat '%s': %s", path,
+                          strerror(errno));
+    }
+    frame(h, name, (uint64_t)st.st_size);
+    while ((n = read(fd, buf, sizeof(buf))) > 0) {
+        XXH3_128bits_update(h->state, buf, (size_t)n);
+        total += (uint64_t)n;
+    }
+    close(fd);
+    if (n < 0 || total != (uint64_t)st.st_size)
+        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", path,
+                          n < 0 ? strerror(errno) : "file changed size");
+    if (h->trace)
+        mc_verbose("key: %s = file '%s' [%llu]", name, path,
+                   (unsigned long long)total);
+    return MC_OK;
+}
+
+void
+mc_hash_digest(struct mc_hash *h, struct mc_digest *out)
+{
+    XXH128_hash_t d = XXH3_128bits_digest(h->state);
+    XXH128_canonical_t c;
+
+    XXH128_canonicalFromHash(&c, d);
+    memcpy(out->b, c.digest, 16);
+}
+
+void
+mc_digest_hex(const struct mc_digest *d, char out[MC_KEY_HEX + 1])
+{
+    static const char hex[] = "0123456789abcdef";
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        out[2 * i] = hex[d->b[i] >> 4];
+        out[2 * i + 1] = hex[d->b[i] & 15];
+    }
+    out[MC_KEY_HEX] = '\0';
+}
+
+static int
+hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int
+mc_digest_parse(const char *hex, struct mc_digest *out)
+{
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        int hi = hexval(hex[2 * i]), lo = hi < 0 ? -1 : hexval(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out->b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return hex[MC_KEY_HEX] == '\0' ? 0 : -1;
+}
+
+void
+mc_hash_buffer(const void *data, size_t len, struct mc_digest *out)
+{
+    XXH128_hash_t d = XXH3_128bits(data, len);
+    XXH128_canonical_t c;
+
+    XXH128_canonicalFromHash(&c, d);
+    memcpy(out->b, c.digest, 16);
+}
+
+enum mc_code
+mc_hash_file_hex(const char *path, char out[MC_KEY_HEX + 1],
+                 struct mc_err *err)
+{
+    struct mc_hash h;
+    struct mc_digest d;
+    enum mc_code rc;
+
+    if (mc_hash_init(&h))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    rc = mc_hash_field_file(&h, "file", path, err);
+    if (!rc) {
+        mc_hash_digest(&h, &d);
+        mc_digest_hex(&d, out);
+    }
+    mc_hash_release(&h);
+    return rc;
+}
+
+int
+mc_is_key(const char *s)
+{
+    size_t i;
+
+    for (i = 0; i < MC_KEY_HEX; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return s[MC_KEY_HEX] == '\0';
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * hash.h: content keys. A key is XXH3-128 over typed, length-framed
+ * fields, so that "-I -O2" and "-I-O2" (or a flag moved into another
+ * field) can never give the same key:
+ *
+ *   field = name-length:u32le name value-length:u64le value
+ *
+ * Keys print as 32 lowercase hex digits. With MAXCODE_LOG=verbose the
+ * caller may trace each field as it goes in (mc_hash_set_trace).
+ */
+#ifndef MC_HASH_H
+#define MC_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "status.h"
+
+#define MC_KEY_HEX 32 /* hex digits in a key, without the NUL */
+
+struct mc_hash {
+    void *state;   /* XXH3_state_t */
+    int trace;     /* log each field at verbose level */
+};
+
+struct mc_digest {
+    uint8_t b[16];
+};
+
+/* Start a key. MC_ENOMEM if the state cannot be allocated. */
+enum mc_code mc_hash_init(struct mc_hash *h);
+
+/* Free H's state. */
+void mc_hash_release(struct mc_hash *h);
+
+/* Log every field added to H (name and up to 60 bytes of value). */
+void mc_hash_set_trace(struct mc_hash *h, int on);
+
+/* Add field NAME with the LEN bytes at DATA. */
+void mc_hash_field(struct mc_hash *h, const char *name, const void *data,
+                   size_t len);
+
+/* Add field NAME with the string S (NULL counts as absent: "" with a
+ * distinct marker). */
+void mc_hash_field_str(struct mc_hash *h, const char *name, const char *s);
+
+/* Add field NAME with the contents of the file at PATH. */
+enum mc_code mc_hash_field_file(struct mc_hash *h, const char *name,
+                                const char *path, struct mc_err *err);
+
+/* The digest of everything added; H stays usable. */
+void mc_hash_digest(struct mc_hash *h, struct mc_digest *out);
+
+/* 33 bytes: the 32 hex digits of D and a NUL. */
+void mc_digest_hex(const struct mc_digest *d, char out[MC_KEY_HEX + 1]);
+
+/* Parse 32 hex digits (case-insensitive); 0 on success, -1 if not. */
+int mc_digest_parse(const char *hex, struct mc_digest *out);
+
+/* One-shot XXH3-128 of a buffer. */
+void mc_hash_buffer(const void *data, size_t len, struct mc_digest *out);
+
+/* XXH3-128 of the file at PATH, as hex. */
+enum mc_code mc_hash_file_hex(const char *path, char out[MC_KEY_HEX + 1],
+                              struct mc_err *err);
+
+/* Whether S is exactly 32 lowercase hex digits. */
+int mc_is_key(const char *s);
+
+#endif /* MC_HASH_H */

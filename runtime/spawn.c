@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * spawn.c: fork, raw execve, capture, timeout with process-group kill.
+ */
+#include "mc_setup.h"
+#include "spawn.h"
+#include "alloc.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+extern char **environ;
+
+void
+mc_spawn_result_init(struct mc_spawn_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    mc_buf_init(&r->out);
+    mc_buf_init(&r->err);
+}
+
+void
+mc_spawn_result_release(struct mc_spawn_result *r)
+{
+    mc_buf_release(&r->out);
+    mc_buf_release(&r->err);
+}
+
+char *
+mc_spawn_which(const char *name)
+{
+    const char *path = getenv("PATH"), *p;
+    struct mc_buf b = MC_BUF_INIT;
+
+    if (strchr(name, '/'))
+        return mc_strdup(name);
+    for (p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t n = strcspn(p, ":");
+        mc_buf_reset(&b);
+        mc_buf_addf(&b, "%.*s/%s", (int)n, n ? p : ".", name);
+        if (mc_buf_status(&b) == MC_OK && access(b.s, X_OK) == 0)
+            return mc_buf_detach(&b, NULL);
+        p += n;
+        p += *p == ':';
+    }
+    mc_buf_release(&b);
+    return NULL;
+}
+
+enum mc_code
+mc_spawn_env(struct mc_strv *out)
+{
+    char **e;
+
+    for (e = environ; *e; e++) {
+        if (!strncmp(*e, "LD_PRELOAD=", 11) ||
+            !strncmp(*e, "INTERCEPT_", 10))
+            continue;
+        if (!strncmp(*e, "PATH=", 5) && strstr(*e, "bear")) {
+            /* Drop Bear's compiler-wrapper directories from PATH. */
+            struct mc_buf b = MC_BUF_INIT;
+            const char *p = *e + 5;
+
+            mc_buf_adds(&b, "PATH=");
+            while (*p) {
+                size_t n = strcspn(p, ":");
+                if (!memmem(p, n, "bear", 4)) {
+                    if (b.len > 5)
+                        mc_buf_addc(&b, ':');
+                    mc_buf_add(&b, p, n);
+                }
+                p += n;
+                p += *p == ':';
+            }
+            if (mc_strv_push_owned(out, mc_buf_detach(&b, NULL)))
+                return MC_ENOMEM;
+            continue;
+        }
+        if (mc_strv_push(out, *e))
+            return MC_ENOMEM;
+    }
+    return MC_OK;
+}
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Keep at most CAP bytes of what arrives on FD in B; 0 at EOF. */
+static int
+drain(int fd, struct mc_buf *b, size_t cap)
+{
+    char chunk[8192];
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+
+    if (n < 0)
+        return errno == EINTR || errno == EAGAIN ? 1 : 0;
+    if (n == 0)
+        return 0;
+    if (b->len < cap)
+        mc_buf_add(b, chunk,
+                   (size_t)n < cap - b->len ? (size_t)n : cap - b->len);
+    return 1;
+}
+
+/* In the child: never returns. */
+static void
+child(char *const argv[], const char *exe, char *const *envp,
+      const struct mc_spawn_opts *o, int out_fd, int err_fd)
+{
+    int in_fd;
+
+    setpgid(0, 0);
+    in_fd = open(o && o->stdin_path ? o->stdin_path : "/dev/null",
+                 O_RDONLY);
+    if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
+        dup2(err_fd, 2) < 0)
+        _exit(126);
+    if (o && o->cwd && chdir(o->cwd))
+        _exit(126);
+    signal(SIGPIPE, SIG_DFL);
+    /* The raw system call: an LD_PRELOAD interposer (Bear) in our own
+     * process does not see it. */
+    syscall(SYS_execve, exe, argv, envp);
+    dprintf(2, "maxcode: cannot run '%s': %s\n", exe, strerror(errno));
+    _exit(127);
+}
+
+enum mc_code
+mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
+         struct mc_spawn_result *r, struct mc_err *err)
+{
+    struct mc_strv env = MC_STRV_INIT;
+    size_t cap = o && o->out_cap ? o->out_cap : (1u << 20);
+    double t0 = now_s(), timeout = o ? o->timeout_s : 0;
+    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, open_fds, wstatus = 0;
+    enum mc_code rc = MC_OK;
+    char *exe = NULL;
+    pid_t pid;
+
+    exe = mc_spawn_which(argv[0]);
+    if (!exe) {
+        rc = mc_err_set(err, MC_ENOENT, "cannot find '%s' on PATH", argv[0]);
+        goto out;
+    }
+    if (!(o && o->envp) && mc_spawn_env(&env)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+        rc = mc_err_set(err, MC_EIO, "cannot create a pipe: %s",
+                        strerror(errno));
+        goto out;
+    }
+    pid = fork();
+    if (pid < 0) {
+        rc = mc_err_set(err, MC_EIO, "cannot fork: %s", strerror(errno));
+        goto out;
+    }
+    if (pid == 0)
+        child(argv, exe, o && o->envp ? o->envp : env.v, o, outp[1],
+              errp[1]);
+    setpgid(pid, pid); /* also in the parent: no race with kill() */
+    close(outp[1]);
+    close(errp[1]);
+    outp[1] = errp[1] = -1;
+    open_fds = 2;
+    while (open_fds) {
+        struct pollfd pf[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
+        int wait_ms = -1, n;
+
+        if (timeout > 0) {
+            double left = timeout - (now_s() - t0);
+            if (left <= 0) {
+                r->timed_out = 1;
+                kill(-pid, SIGKILL);
+                break;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        if (outp[0] < 0)
+            pf[0].fd = -1;
+        if (errp[0] < 0)
+            pf[1].fd = -1;
+        n = poll(pf, 2, wait_ms);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n <= 0)
+            continue;
+        if (pf[0].revents && !drain(outp[0], &r->out, cap)) {
+            close(outp[0]);
+            outp[0] = -1;
+            open_fds--;
+        }
+        if (pf[1].revents && !drain(errp[0], &r->err, cap)) {
+            close(errp[0]);
+            errp[0] = -1;
+            open_fds--;
+        }
+    }
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    /* Anything the child left behind in its group goes too. */
+    kill(-pid, SIGKILL);
+    r->wall_s = now_s() - t0;
+    if (WIFEXITED(wstatus)) {
+        r->exited = 1;
+        r->status = WEXITSTATUS(wstatus);
+    } else if (WIFSIGNALED(wstatus)) {
+        r->signaled = 1;
+        r->sig = WTERMSIG(wstatus);
+    }
+    if (mc_buf_status(&r->out) || mc_buf_status(&r->err))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+out:
+    if (outp[0] >= 0)
+        close(outp[0]);
+    if (outp[1] >= 0)
+        close(outp[1]);
+    if (errp[0] >= 0)
+        close(errp[0]);
+    if (errp[1] >= 0)
+        close(errp[1]);
+    mc_strv_release(&env);
+    mc_free(exe);
+    return rc;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * spawn.h: run a child process and collect what it says. The child gets
+ * its own process group, which a timeout kills as a whole; its output is
+ * captured up to a cap. Every child of maxcode starts from a scrubbed
+ * environment (mc_spawn_env): no LD_PRELOAD and no Bear INTERCEPT_*
+ * variables, and no Bear wrapper directory on PATH, and it is started
+ * with the raw execve system call, so that a `bear -- make` never records
+ * maxcode's own compiles in the user's compile database. The sandbox
+ * (rlimits, scratch directory, no network) builds on this.
+ */
+#ifndef MC_SPAWN_H
+#define MC_SPAWN_H
+
+#include "buf.h"
+#include "strv.h"
+
+struct mc_spawn_opts {
+    const char *cwd;          /* NULL: the current directory */
+    char *const *envp;        /* NULL: mc_spawn_env() of our environment */
+    const char *stdin_path;   /* NULL: /dev/null */
+    double timeout_s;         /* 0: none */
+    size_t out_cap;           /* bytes kept of each stream; 0: 1 MiB */
+};
+
+struct mc_spawn_result {
+    int exited;       /* exited normally; STATUS is its exit code */
+    int status;
+    int signaled;     /* killed by signal SIG */
+    int sig;
+    int timed_out;    /* we killed it at the timeout */
+    double wall_s;
+    struct mc_buf out, err;  /* captured stdout and stderr */
+};
+
+void mc_spawn_result_init(struct mc_spawn_result *r);
+void mc_spawn_result_release(struct mc_spawn_result *r);
+
+/*
+ * Run ARGV (ARGV[0] resolved through PATH) with options O (NULL for the
+ * defaults) and fill R. Returns MC_OK whenever the child ran, whatever
+ * its status; an error only when it could not be started.
+ */
+enum mc_code mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
+                      struct mc_spawn_result *r, struct mc_err *err);
+
+/* The environment for children, built from ours: see above. */
+enum mc_code mc_spawn_env(struct mc_strv *out);
+
+/* NAME resolved through PATH as execvp would, or NULL; free with
+ * mc_free(). A NAME with a slash is returned as is. */
+char *mc_spawn_which(const char *name);
+
+#endif /* MC_SPAWN_H */

@@ -1,0 +1,738 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * target.c: option checks, list expansion and the content key of one
+ * marked unit.
+ */
+#include "mc_setup.h"
+#include "target.h"
+#include "alloc.h"
+#include "buf.h"
+#include "cache.h"
+#include "compdb.h"
+#include "mark.h"
+#include "spawn.h"
+
+#include <ctype.h>
+#include <glob.h>
+#include <math.h>
+
+enum check {
+    C_FILES,    /* files that must exist */
+    C_GLOB,     /* globs that must match */
+    C_WORDS,    /* text a shell can split */
+    C_COMPARE,  /* stdout stderr both exit file:NAME */
+    C_TOL,      /* REL or REL/ABS */
+    C_TEXT,     /* non-empty text */
+    C_IDENT,    /* a C identifier */
+    C_SETTING,  /* checked by the setting */
+    C_BOOL01,   /* 0 or 1 */
+    C_NATIVE,   /* native */
+    C_POSINT,   /* a whole number > 0 */
+    C_POSNUM,   /* a number > 0 */
+    C_BINS      /* S1+S2+S3, increasing */
+};
+
+struct optdef {
+    const char *name;
+    enum check check;
+    int setting; /* enum mc_setting_id for C_SETTING, else -1 */
+};
+
+static const struct optdef opts[MC_OPT__COUNT] = {
+    [MC_OPT_LINK] = {"link", C_FILES, -1},
+    [MC_OPT_ARGS] = {"args", C_WORDS, -1},
+    [MC_OPT_INPUTS] = {"inputs", C_GLOB, -1},
+    [MC_OPT_BENCH_INPUTS] = {"bench-inputs", C_GLOB, -1},
+    [MC_OPT_TEST_CPPFLAGS] = {"test-cppflags", C_WORDS, -1},
+    [MC_OPT_COMPARE] = {"compare", C_COMPARE, -1},
+    [MC_OPT_TOLERANCE] = {"tolerance", C_TOL, -1},
+    [MC_OPT_CHECK] = {"check", C_TEXT, -1},
+    [MC_OPT_CFLAGS] = {"cflags", C_WORDS, -1},
+    [MC_OPT_KERNEL] = {"kernel", C_IDENT, -1},
+    [MC_OPT_BUDGET] = {"budget", C_SETTING, MC_SET_BUDGET},
+    [MC_OPT_STRATEGY] = {"strategy", C_SETTING, MC_SET_STRATEGY},
+    [MC_OPT_PROPOSER] = {"proposer", C_SETTING, MC_SET_PROPOSER},
+    [MC_OPT_METRIC] = {"metric", C_SETTING, MC_SET_METRIC},
+    [MC_OPT_MIN_SPEEDUP] = {"min-speedup", C_SETTING, MC_SET_MIN_SPEEDUP},
+    [MC_OPT_SANITIZE] = {"sanitize", C_BOOL01, -1},
+    [MC_OPT_ISA] = {"isa", C_NATIVE, -1},
+    [MC_OPT_FIELDS] = {"fields", C_SETTING, MC_SET_FIELDS},
+    [MC_OPT_CRITIQUE] = {"critique", C_SETTING, MC_SET_CRITIQUE},
+    [MC_OPT_MAX_TOKENS] = {"max-tokens", C_POSINT, -1},
+    [MC_OPT_MAX_COST] = {"max-cost", C_POSNUM, -1},
+    [MC_OPT_BINS] = {"bins", C_BINS, -1},
+};
+
+const char *
+mc_target_opt_name(enum mc_opt opt)
+{
+    return opts[opt].name;
+}
+
+static const char *
+known_list(void)
+{
+    return "link, args, inputs, bench-inputs, test-cppflags, compare, "
+           "tolerance, check, cflags, kernel, budget, strategy, proposer, "
+           "metric, min-speedup, sanitize, isa, fields, critique, "
+           "max-tokens, max-cost, bins";
+}
+
+static int
+lookup_opt(const char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < MC_OPT__COUNT; i++)
+        if (strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+static int
+is_number(const char *s, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* Split VALUE at blanks (and at '+' or ',' for lists that are not file
+ * names) into OUT. */
+static enum mc_code
+split_list(const char *value, const char *seps, struct mc_strv *out)
+{
+    const char *p = value;
+
+    p += strspn(p, seps);
+    while (*p) {
+        size_t n = strcspn(p, seps);
+        if (mc_strv_pushn(out, p, n))
+            return MC_ENOMEM;
+        p += n;
+        p += strspn(p, seps);
+    }
+    return MC_OK;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Expand the globs in VALUE into OUT (sorted, without duplicates). */
+static enum mc_code
+expand_globs(const char *name, const char *value, struct mc_strv *out,
+             struct mc_err *err)
+{
+    struct mc_strv pats = MC_STRV_INIT;
+    enum mc_code rc = MC_OK;
+    size_t i, j;
+
+    if (split_list(value, " \t", &pats)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!pats.n) {
+        rc = mc_err_set(err, MC_EINVAL, "%s is empty: give a glob such as "
+                        "%s=tests/*.in", name, name);
+        goto out;
+    }
+    for (i = 0; i < pats.n; i++) {
+        glob_t g;
+        int r = glob(pats.v[i], GLOB_ERR, NULL, &g);
+
+        if (r == GLOB_NOMATCH || (r == 0 && g.gl_pathc == 0)) {
+            if (r == 0)
+                globfree(&g);
+            rc = mc_err_set(err, MC_EINVAL, "%s '%s' matches no file", name,
+                            pats.v[i]);
+            goto out;
+        }
+        if (r) {
+            rc = mc_err_set(err, MC_EIO, "%s '%s': cannot read the "
+                            "directory", name, pats.v[i]);
+            goto out;
+        }
+        for (j = 0; j < g.gl_pathc && !rc; j++) {
+            struct stat st;
+            if (stat(g.gl_pathv[j], &st) || !S_ISREG(st.st_mode))
+                continue;
+            if (!mc_strv_contains(out, g.gl_pathv[j]) &&
+                mc_strv_push(out, g.gl_pathv[j]))
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        }
+        globfree(&g);
+        if (rc)
+            goto out;
+    }
+    if (!out->n) {
+        rc = mc_err_set(err, MC_EINVAL, "%s '%s' matches no regular file",
+                        name, value);
+        goto out;
+    }
+    qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+out:
+    mc_strv_release(&pats);
+    return rc;
+}
+
+static enum mc_code
+check_files(const char *value, struct mc_strv *out, struct mc_err *err)
+{
+    struct mc_strv words = MC_STRV_INIT;
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    if (split_list(value, " \t", &words)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < words.n && !rc; i++) {
+        struct stat st;
+
+        /* "a.c+b.c" lists two files, unless a file has that name. */
+        if (stat(words.v[i], &st) && strchr(words.v[i], '+')) {
+            rc = split_list(words.v[i], "+", out);
+            continue;
+        }
+        rc = mc_strv_push(out, words.v[i]);
+    }
+    if (rc) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!out->n) {
+        rc = mc_err_set(err, MC_EINVAL, "link is empty: name the files "
+                        "linked with SOURCE, e.g. link=harness.c");
+        goto out;
+    }
+    for (i = 0; i < out->n; i++) {
+        struct stat st;
+        if (stat(out->v[i], &st) || !S_ISREG(st.st_mode)) {
+            rc = mc_err_set(err, MC_EINVAL, "link file '%s' not found",
+                            out->v[i]);
+            goto out;
+        }
+    }
+out:
+    mc_strv_release(&words);
+    return rc;
+}
+
+/* Check VALUE for option OPT; fill the target's lists on the way. */
+static enum mc_code
+check_value(struct mc_target *t, enum mc_opt opt, const char *value,
+            struct mc_err *err)
+{
+    const struct optdef *d = &opts[opt];
+    struct mc_strv tmp = MC_STRV_INIT;
+    enum mc_code rc = MC_OK;
+    double a, b;
+
+    switch (d->check) {
+    case C_FILES:
+        return check_files(value, &t->link, err);
+    case C_GLOB:
+        return expand_globs(d->name, value,
+                            opt == MC_OPT_INPUTS ? &t->inputs
+                                                 : &t->bench_inputs,
+                            err);
+    case C_WORDS:
+        rc = mc_shell_split(value, &tmp, err);
+        mc_strv_release(&tmp);
+        if (rc)
+            return mc_err_set(err, MC_EINVAL, "option '%s=%s': unbalanced "
+                              "quotes", d->name, value);
+        return MC_OK;
+    case C_COMPARE:
+        if (!strcmp(value, "stdout") || !strcmp(value, "stderr") ||
+            !strcmp(value, "both") || !strcmp(value, "exit") ||
+            (!strncmp(value, "file:", 5) && value[5]))
+            return MC_OK;
+        return mc_err_set(err, MC_EINVAL, "option 'compare=%s': expected "
+                          "stdout, stderr, both, exit or file:NAME", value);
+    case C_TOL: {
+        char rel[64];
+        const char *slash = strchr(value, '/');
+        size_t n = slash ? (size_t)(slash - value) : strlen(value);
+
+        if (n < sizeof(rel)) {
+            memcpy(rel, value, n);
+            rel[n] = '\0';
+            if (is_number(rel, &a) && a >= 0 &&
+                (!slash || (is_number(slash + 1, &b) && b >= 0)))
+                return MC_OK;
+        }
+        return mc_err_set(err, MC_EINVAL, "option 'tolerance=%s': expected "
+                          "REL or REL/ABS, non-negative numbers such as "
+                          "1e-6/1e-9", value);
+    }
+    case C_TEXT:
+        if (*value)
+            return MC_OK;
+        return mc_err_set(err, MC_EINVAL, "option '%s' is empty", d->name);
+    case C_IDENT: {
+        const char *p = value;
+        if (t->lang != MC_LANG_CUDA)
+            return mc_err_set(err, MC_EINVAL, "option 'kernel' applies only "
+                              "to CUDA sources (.cu), not '%s'", t->source);
+        if (!isalpha((unsigned char)*p) && *p != '_')
+            goto bad_ident;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        if (!*p)
+            return MC_OK;
+    bad_ident:
+        return mc_err_set(err, MC_EINVAL, "option 'kernel=%s': expected the "
+                          "name of a __global__ function", value);
+    }
+    case C_SETTING: {
+        struct mc_err e2 = MC_ERR_INIT;
+        if (mc_conf_set(&t->conf, (enum mc_setting_id)d->setting, value,
+                        MC_FROM_ARG, d->name, &e2) == MC_OK)
+            return MC_OK;
+        /* "budget: MAXCODE_BUDGET=0: expected ..." reads better as: */
+        return mc_err_set(err, MC_EINVAL, "option '%s=%s': %s", d->name,
+                          value, strstr(e2.msg, "expected")
+                                     ? strstr(e2.msg, "expected")
+                                     : e2.msg);
+    }
+    case C_BOOL01:
+        if (!strcmp(value, "0") || !strcmp(value, "1"))
+            return MC_OK;
+        return mc_err_set(err, MC_EINVAL, "option '%s=%s': expected 0 or 1",
+                          d->name, value);
+    case C_NATIVE:
+        if (!strcmp(value, "native"))
+            return MC_OK;
+        return mc_err_set(err, MC_EINVAL, "option 'isa=%s': the only value "
+                          "is 'native'", value);
+    case C_POSINT: {
+        char *end;
+        long long v;
+        errno = 0;
+        v = strtoll(value, &end, 10);
+        if (!errno && end != value && !*end && v > 0)
+            return MC_OK;
+        return mc_err_set(err, MC_EINVAL, "option '%s=%s': expected a whole "
+                          "number > 0", d->name, value);
+    }
+    case C_POSNUM:
+        if (is_number(value, &a) && a > 0)
+            return MC_OK;
+        return mc_err_set(err, MC_EINVAL, "option '%s=%s': expected a "
+                          "number > 0", d->name, value);
+    case C_BINS: {
+        double prev = 0;
+        int count = 0;
+
+        if (split_list(value, "+, \t", &tmp))
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+        for (count = 0; (size_t)count < tmp.n; count++) {
+            if (!is_number(tmp.v[count], &a) || a <= prev)
+                break;
+            prev = a;
+        }
+        rc = (tmp.n == 3 && count == 3) ? MC_OK : MC_EINVAL;
+        mc_strv_release(&tmp);
+        if (rc)
+            return mc_err_set(err, MC_EINVAL, "option 'bins=%s': expected "
+                              "three increasing percentages S1+S2+S3, such "
+                              "as 125+180+260", value);
+        return MC_OK;
+    }
+    }
+    return mc_err_set(err, MC_EINTERNAL, "option '%s' has no check",
+                      d->name);
+}
+
+static int
+lang_of(const char *path, enum mc_lang *lang)
+{
+    static const struct {
+        const char *ext;
+        enum mc_lang lang;
+    } exts[] = {
+        {".c", MC_LANG_C},     {".cc", MC_LANG_CXX}, {".cpp", MC_LANG_CXX},
+        {".cxx", MC_LANG_CXX}, {".C", MC_LANG_CXX},  {".c++", MC_LANG_CXX},
+        {".cu", MC_LANG_CUDA},
+    };
+    const char *dot = strrchr(path, '.');
+    size_t i;
+
+    if (!dot || strchr(dot, '/'))
+        return -1;
+    for (i = 0; i < MC_ARRAY_SIZE(exts); i++) {
+        if (!strcmp(dot, exts[i].ext)) {
+            *lang = exts[i].lang;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+enum mc_code
+mc_target_parse(struct mc_target *t, const char *source, char *const *args,
+                size_t n, const struct mc_conf *base, struct mc_err *err)
+{
+    enum mc_code rc;
+    struct stat st;
+    size_t i;
+
+    memset(t, 0, sizeof(*t));
+    rc = mc_conf_copy(&t->conf, base, err);
+    if (rc)
+        return rc;
+    if (!*source)
+        return mc_err_set(err, MC_EINVAL, "missing SOURCE: write "
+                          "$(maxcode path/to/file.c[, KEY=VALUE]...)");
+    if (strchr(source, '=') && stat(source, &st))
+        return mc_err_set(err, MC_EINVAL, "the first argument must be "
+                          "SOURCE, not the option '%s'", source);
+    if (strpbrk(source, " \t"))
+        return mc_err_set(err, MC_EINVAL, "SOURCE '%s' must be one file "
+                          "(use $(maxcode-marked ...) for a list)", source);
+    t->source = mc_strdup(source);
+    if (!t->source)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (lang_of(source, &t->lang))
+        return mc_err_set(err, MC_EINVAL, "SOURCE '%s' is not C, C++ or "
+                          "CUDA (.c, .cc, .cpp, .cxx, .C, .cu)", source);
+    if (stat(source, &st) || !S_ISREG(st.st_mode))
+        return mc_err_set(err, MC_EINVAL, "SOURCE '%s' not found", source);
+    {
+        char *real = realpath(source, NULL);
+        if (!real)
+            return mc_err_set(err, MC_EIO, "cannot resolve '%s': %s",
+                              source, strerror(errno));
+        t->source_real = mc_strdup(real);
+        free(real); /* from realpath() */
+        if (!t->source_real)
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    for (i = 0; i < n; i++) {
+        const char *a = args[i], *eq = strchr(a, '=');
+        int opt;
+
+        if (!*a)
+            return mc_err_set(err, MC_EINVAL, "empty argument %zu (a stray "
+                              "comma?)", i + 2);
+        if (!eq || eq == a)
+            return mc_err_set(err, MC_EINVAL, "argument '%s' is not "
+                              "KEY=VALUE", a);
+        opt = lookup_opt(a, (size_t)(eq - a));
+        if (opt < 0)
+            return mc_err_set(err, MC_EINVAL, "unknown option '%.*s' "
+                              "(known: %s)", (int)(eq - a), a, known_list());
+        if (t->opt[opt])
+            return mc_err_set(err, MC_EINVAL, "option '%s' given twice",
+                              opts[opt].name);
+        t->opt[opt] = mc_strdup(eq + 1);
+        if (!t->opt[opt])
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+        rc = check_value(t, (enum mc_opt)opt, eq + 1, err);
+        if (rc)
+            return rc;
+    }
+    if (!t->opt[MC_OPT_BENCH_INPUTS] && t->inputs.n)
+        rc = mc_strv_extend(&t->bench_inputs, &t->inputs);
+    return rc ? mc_err_set(err, rc, "out of memory") : MC_OK;
+}
+
+enum mc_code
+mc_target_parse_marked(struct mc_target *t, const char *source,
+                       char *const *args, size_t n,
+                       const struct mc_conf *base, struct mc_err *err)
+{
+    struct mc_mark m = MC_MARK_INIT;
+    struct mc_strv all = MC_STRV_INIT;
+    enum mc_code rc;
+    size_t i, j;
+
+    rc = *source ? mc_mark_scan_file(source, &m, err) : MC_ENOENT;
+    if (rc == MC_ENOENT) {
+        mc_err_clear(err);
+        rc = MC_OK; /* mc_target_parse() reports a missing SOURCE */
+    }
+    for (i = 0; !rc && i < m.options.n; i++) {
+        const char *o = m.options.v[i];
+        size_t klen = strcspn(o, "=");
+        int overridden = 0;
+
+        for (j = 0; j < n; j++)
+            if (!strncmp(args[j], o, klen) && args[j][klen] == '=')
+                overridden = 1;
+        if (!overridden && mc_strv_push(&all, o))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    for (j = 0; !rc && j < n; j++)
+        if (mc_strv_push(&all, args[j]))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (rc)
+        memset(t, 0, sizeof(*t));
+    else
+        rc = mc_target_parse(t, source, all.v, all.n, base, err);
+    mc_mark_release(&m);
+    mc_strv_release(&all);
+    return rc;
+}
+
+void
+mc_target_release(struct mc_target *t)
+{
+    size_t i;
+
+    mc_free(t->source);
+    mc_free(t->source_real);
+    for (i = 0; i < MC_OPT__COUNT; i++)
+        mc_free(t->opt[i]);
+    mc_strv_release(&t->link);
+    mc_strv_release(&t->inputs);
+    mc_strv_release(&t->bench_inputs);
+    mc_conf_release(&t->conf);
+    mc_free(t->compiler);
+    mc_strv_release(&t->flags);
+    memset(t, 0, sizeof(*t));
+}
+
+const char *
+mc_target_get(const struct mc_target *t, enum mc_opt opt)
+{
+    if (opts[opt].check == C_SETTING)
+        return mc_conf_get(&t->conf, (enum mc_setting_id)opts[opt].setting);
+    if (t->opt[opt])
+        return t->opt[opt];
+    switch (opt) {
+    case MC_OPT_COMPARE:
+        return "both";
+    case MC_OPT_BINS:
+        return t->lang == MC_LANG_CUDA ? "140+320+475" : "125+180+260";
+    default:
+        return "";
+    }
+}
+
+const char *
+mc_target_name(const struct mc_target *t)
+{
+    const char *slash = strrchr(t->source, '/');
+
+    return slash ? slash + 1 : t->source;
+}
+
+/* ---- compiler identity, memoized per process ---- */
+
+struct ident {
+    char *compiler, *identity;
+};
+static struct ident idents[16];
+
+const char *
+mc_compiler_identity(const char *compiler)
+{
+    struct mc_strv words = MC_STRV_INIT;
+    struct mc_buf b = MC_BUF_INIT;
+    char *exe = NULL, *real = NULL;
+    struct stat st;
+    size_t i, slot = MC_ARRAY_SIZE(idents);
+
+    for (i = 0; i < MC_ARRAY_SIZE(idents); i++) {
+        if (idents[i].compiler && !strcmp(idents[i].compiler, compiler))
+            return idents[i].identity;
+        if (!idents[i].compiler && slot == MC_ARRAY_SIZE(idents))
+            slot = i;
+    }
+    /* The whole command counts ("ccache gcc", "gcc -m32"), plus the
+     * binary behind its first word. */
+    mc_buf_addf(&b, "%s", compiler);
+    if (mc_shell_split(compiler, &words, NULL) == MC_OK && words.n &&
+        (exe = mc_spawn_which(words.v[0])) != NULL &&
+        (real = realpath(exe, NULL)) != NULL && stat(real, &st) == 0)
+        mc_buf_addf(&b, "|%s|%lld|%lld.%09ld", real, (long long)st.st_size,
+                    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    else
+        mc_buf_adds(&b, "|unresolved");
+    free(real); /* from realpath() */
+    mc_free(exe);
+    mc_strv_release(&words);
+    if (mc_buf_status(&b))
+        return NULL;
+    if (slot == MC_ARRAY_SIZE(idents)) {
+        /* Full: reuse the last slot; still correct, just not memoized. */
+        slot = MC_ARRAY_SIZE(idents) - 1;
+        mc_free(idents[slot].compiler);
+        mc_free(idents[slot].identity);
+        idents[slot].compiler = idents[slot].identity = NULL;
+    }
+    idents[slot].compiler = mc_strdup(compiler);
+    idents[slot].identity = mc_buf_detach(&b, NULL);
+    if (!idents[slot].compiler || !idents[slot].identity) {
+        mc_free(idents[slot].compiler);
+        mc_free(idents[slot].identity);
+        idents[slot].compiler = idents[slot].identity = NULL;
+        return NULL;
+    }
+    return idents[slot].identity;
+}
+
+enum mc_code
+mc_target_key(const struct mc_target *t, int trace,
+              char hex[MC_KEY_HEX + 1], struct mc_err *err)
+{
+    static const char *const lang_names[] = {"c", "c++", "cuda"};
+    struct mc_digest d;
+    struct mc_hash h;
+    enum mc_code rc;
+    const char *ident;
+    char version[16];
+    size_t i;
+
+    ident = mc_compiler_identity(t->compiler ? t->compiler : "");
+    if (!ident)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (mc_hash_init(&h))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    mc_hash_set_trace(&h, trace);
+    snprintf(version, sizeof(version), "%d", MC_ENTRY_VERSION);
+    mc_hash_field_str(&h, "entry-format", version);
+    mc_hash_field_str(&h, "lang", lang_names[t->lang]);
+    rc = mc_hash_field_file(&h, "source", t->source, err);
+    if (rc)
+        goto out;
+    mc_hash_field_str(&h, "compiler", ident);
+    for (i = 0; i < t->flags.n; i++)
+        mc_hash_field_str(&h, "flag", t->flags.v[i]);
+    for (i = 0; i < t->link.n && !rc; i++) {
+        mc_hash_field_str(&h, "link-name", t->link.v[i]);
+        rc = mc_hash_field_file(&h, "link", t->link.v[i], err);
+    }
+    for (i = 0; i < t->inputs.n && !rc; i++) {
+        mc_hash_field_str(&h, "input-name", t->inputs.v[i]);
+        rc = mc_hash_field_file(&h, "input", t->inputs.v[i], err);
+    }
+    for (i = 0; i < t->bench_inputs.n && !rc; i++) {
+        mc_hash_field_str(&h, "bench-input-name", t->bench_inputs.v[i]);
+        rc = mc_hash_field_file(&h, "bench-input", t->bench_inputs.v[i],
+                                err);
+    }
+    if (rc)
+        goto out;
+    for (i = 0; i < MC_OPT__COUNT; i++) {
+        if (i == MC_OPT_LINK || i == MC_OPT_INPUTS ||
+            i == MC_OPT_BENCH_INPUTS || i == MC_OPT_CFLAGS)
+            continue; /* hashed above, by content */
+        mc_hash_field_str(&h, opts[i].name,
+                          mc_target_get(t, (enum mc_opt)i));
+    }
+    mc_hash_field_str(&h, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
+    mc_hash_digest(&h, &d);
+    mc_digest_hex(&d, hex);
+out:
+    mc_hash_release(&h);
+    return rc;
+}
+
+enum mc_code
+mc_target_args(const struct mc_target *t, struct mc_strv *out)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    size_t i;
+
+    for (i = 0; i < MC_OPT__COUNT; i++) {
+        if (!t->opt[i] && opts[i].check != C_SETTING)
+            continue;
+        mc_buf_reset(&b);
+        mc_buf_addf(&b, "%s=%s", opts[i].name,
+                    mc_target_get(t, (enum mc_opt)i));
+        if (mc_buf_status(&b) || mc_strv_push(out, b.s)) {
+            mc_buf_release(&b);
+            return MC_ENOMEM;
+        }
+    }
+    mc_buf_release(&b);
+    return MC_OK;
+}
+
+/* Append the shell words of make variable NAME to OUT. */
+static enum mc_code
+add_var_words(mc_target_var_fn var, void *ctx, const char *name,
+              struct mc_strv *out, struct mc_err *err)
+{
+    char *v = var(name, ctx);
+    enum mc_code rc = MC_OK;
+
+    if (v && mc_shell_split(v, out, NULL))
+        rc = mc_err_set(err, MC_EINVAL, "$(%s) has unbalanced quotes: "
+                        "'%.80s'", name, v);
+    mc_free(v);
+    return rc;
+}
+
+enum mc_code
+mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
+                        void *ctx, int *from_db, struct mc_err *err)
+{
+    static const char *const cc_var[] = {"CC", "CXX", "NVCC"};
+    static const char *const cc_default[] = {"cc", "c++", "nvcc"};
+    static const char *const flags_var[] = {"CFLAGS", "CXXFLAGS",
+                                            "NVCCFLAGS"};
+    struct mc_compdb_entry e = MC_COMPDB_ENTRY_INIT;
+    const char *db = mc_conf_get(&t->conf, MC_SET_COMPDB);
+    enum mc_code rc = MC_OK;
+    int found = 0;
+
+    *from_db = 0;
+    mc_free(t->compiler);
+    t->compiler = NULL;
+    mc_strv_release(&t->flags);
+    if (!*db && access("compile_commands.json", R_OK) == 0)
+        db = "compile_commands.json";
+    if (*db) {
+        rc = mc_compdb_find(db, t->source, &e, &found, err);
+        if (rc)
+            goto out;
+    }
+    if (found) {
+        *from_db = 1;
+        t->compiler = mc_strdup(e.compiler);
+        if (!t->compiler || mc_strv_extend(&t->flags, &e.flags)) {
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+            goto out;
+        }
+    } else {
+        char *cc = var(cc_var[t->lang], ctx);
+
+        if (cc && !*cc) {
+            mc_free(cc);
+            cc = NULL;
+        }
+        t->compiler = cc ? cc : mc_strdup(cc_default[t->lang]);
+        if (!t->compiler) {
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+            goto out;
+        }
+        rc = add_var_words(var, ctx, "CPPFLAGS", &t->flags, err);
+        if (!rc)
+            rc = add_var_words(var, ctx, flags_var[t->lang], &t->flags,
+                               err);
+        if (rc)
+            goto out;
+    }
+    if (t->opt[MC_OPT_CFLAGS]) {
+        mc_strv_release(&t->flags);
+        if (mc_shell_split(t->opt[MC_OPT_CFLAGS], &t->flags, err))
+            rc = mc_err_set(err, MC_EINVAL, "option 'cflags': unbalanced "
+                            "quotes");
+    }
+out:
+    mc_compdb_entry_release(&e);
+    return rc;
+}

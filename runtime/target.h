@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * target.h: one marked unit. It checks the options of
+ * $(maxcode SOURCE[, KEY=VALUE]...) (DESIGN 1.2) before any work starts,
+ * expands the `link` and `inputs` lists, and computes the content key.
+ *
+ * Options whose default is a setting (budget, strategy, proposer, metric,
+ * min-speedup, fields, critique) live in the target's own copy of the
+ * configuration, at the argument layer, so MAXCODE_BUDGET and friends
+ * supply their defaults.
+ */
+#ifndef MC_TARGET_H
+#define MC_TARGET_H
+
+#include "conf.h"
+#include "hash.h"
+#include "strv.h"
+
+enum mc_lang { MC_LANG_C, MC_LANG_CXX, MC_LANG_CUDA };
+
+enum mc_opt {
+    MC_OPT_LINK,
+    MC_OPT_ARGS,
+    MC_OPT_INPUTS,
+    MC_OPT_BENCH_INPUTS,
+    MC_OPT_TEST_CPPFLAGS,
+    MC_OPT_COMPARE,
+    MC_OPT_TOLERANCE,
+    MC_OPT_CHECK,
+    MC_OPT_CFLAGS,
+    MC_OPT_KERNEL,
+    MC_OPT_BUDGET,
+    MC_OPT_STRATEGY,
+    MC_OPT_PROPOSER,
+    MC_OPT_METRIC,
+    MC_OPT_MIN_SPEEDUP,
+    MC_OPT_SANITIZE,
+    MC_OPT_ISA,
+    MC_OPT_FIELDS,
+    MC_OPT_CRITIQUE,
+    MC_OPT_MAX_TOKENS,
+    MC_OPT_MAX_COST,
+    MC_OPT_BINS,
+    MC_OPT__COUNT
+};
+
+struct mc_target {
+    char *source;              /* SOURCE as written */
+    char *source_real;         /* its real path */
+    enum mc_lang lang;
+    char *opt[MC_OPT__COUNT];  /* given values; NULL when not given */
+    struct mc_strv link;       /* files, as written, in order */
+    struct mc_strv inputs;     /* glob results, sorted */
+    struct mc_strv bench_inputs;
+    struct mc_conf conf;       /* settings with the argument layer */
+    char *compiler;            /* set by the caller before keying */
+    struct mc_strv flags;      /* effective compile flags, ditto */
+};
+
+/* The key of option OPT ("bench-inputs"). */
+const char *mc_target_opt_name(enum mc_opt opt);
+
+/*
+ * Check SOURCE and the N "KEY=VALUE" strings in ARGS and fill T. BASE is
+ * the configuration before the argument layer; T gets its own copy.
+ * Errors are MC_EINVAL with a message that says what to fix, e.g.
+ *   unknown option 'budgett' (known: link, args, ...)
+ *   option 'budget=0': expected a whole number from 1 to 100000
+ *   inputs 'data/x?.in' matches no file
+ * Release T with mc_target_release() in every case.
+ */
+enum mc_code mc_target_parse(struct mc_target *t, const char *source,
+                             char *const *args, size_t n,
+                             const struct mc_conf *base, struct mc_err *err);
+
+/*
+ * Like mc_target_parse(), but the options of SOURCE's own
+ * '#pragma maxcode optimize' lines come first, and an option in ARGS
+ * replaces the pragma's. A bad pragma is MC_ESYNTAX "SOURCE:LINE: ...".
+ */
+enum mc_code mc_target_parse_marked(struct mc_target *t, const char *source,
+                                    char *const *args, size_t n,
+                                    const struct mc_conf *base,
+                                    struct mc_err *err);
+
+void mc_target_release(struct mc_target *t);
+
+/* An option's effective value: the given one, else the setting, else
+ * its default ("" when it has none). Owned by T. */
+const char *mc_target_get(const struct mc_target *t, enum mc_opt opt);
+
+/*
+ * The identity of COMPILER (its first word resolved through PATH, with
+ * the binary's size and modification time). Each distinct COMPILER is
+ * resolved once per process, which is once per make run in the plugin.
+ * Returns a string owned by the cache, or NULL if out of memory.
+ */
+const char *mc_compiler_identity(const char *compiler);
+
+/*
+ * Compute T's content key into HEX: XXH3-128 over the entry-format
+ * version, language, source bytes, compiler identity, flags, link files,
+ * inputs, and every option's effective value (DESIGN 1.2). T->compiler
+ * and T->flags must be set. With TRACE, each field is logged (verbose).
+ */
+enum mc_code mc_target_key(const struct mc_target *t, int trace,
+                           char hex[MC_KEY_HEX + 1], struct mc_err *err);
+
+/*
+ * The options as "KEY=VALUE" words that reproduce T on a command line:
+ * every given option plus the effective value of setting-backed ones.
+ */
+enum mc_code mc_target_args(const struct mc_target *t, struct mc_strv *out);
+
+/*
+ * Where the compiler's variables come from: the value of make variable
+ * NAME (CC, CFLAGS, ...), or NULL when unset. The result is freed by the
+ * caller with mc_free().
+ */
+typedef char *(*mc_target_var_fn)(const char *name, void *ctx);
+
+/*
+ * Set T->compiler and T->flags, highest first:
+ *   flags:    option cflags; SOURCE's compile-DB entry (MAXCODE_COMPDB,
+ *             else ./compile_commands.json when it exists); $(CPPFLAGS)
+ *             with $(CFLAGS), $(CXXFLAGS) for C++ or $(NVCCFLAGS) for .cu
+ *   compiler: the compile-DB entry's; $(CC), $(CXX) or $(NVCC) (default
+ *             cc, c++, nvcc)
+ * VAR reads the variables. *FROM_DB tells whether the DB was used.
+ */
+enum mc_code mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
+                                     void *ctx, int *from_db,
+                                     struct mc_err *err);
+
+/* The basename of T's source (the variant's file name). */
+const char *mc_target_name(const struct mc_target *t);
+
+#endif /* MC_TARGET_H */

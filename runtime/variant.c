@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * variant.c: rewriting and writing variant files.
+ */
+#include "mc_setup.h"
+#include "variant.h"
+#include "alloc.h"
+#include "file.h"
+#include "paths.h"
+
+#include <ctype.h>
+
+enum mc_code
+mc_variant_path(const char *key, const char *name, struct mc_buf *b)
+{
+    return mc_buf_addf(b, ".maxcode/%s/%s", key, name);
+}
+
+/* The absolute directory of PATH (relative to the cwd); free with
+ * mc_free(). */
+static char *
+abs_dir_of(const char *path)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    const char *slash = strrchr(path, '/');
+    char cwd[PATH_MAX];
+
+    if (path[0] != '/') {
+        if (!getcwd(cwd, sizeof(cwd)))
+            return NULL;
+        mc_buf_addf(&b, "%s/", cwd);
+    }
+    if (slash)
+        mc_buf_add(&b, path, (size_t)(slash - path));
+    else if (b.len)
+        b.s[--b.len] = '\0';
+    return mc_buf_detach(&b, NULL);
+}
+
+/* If LINE (LEN bytes, no newline) is `# include "NAME"`, set *NAME_AT and
+ * *NAME_LEN to NAME within LINE. */
+static int
+quote_include(const char *line, size_t len, size_t *name_at,
+              size_t *name_len)
+{
+    size_t i = 0, start;
+
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i == len || line[i] != '#')
+        return 0;
+    i++;
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (len - i < 7 || strncmp(line + i, "include", 7))
+        return 0;
+    i += 7;
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    if (i == len || line[i] != '"')
+        return 0;
+    start = ++i;
+    while (i < len && line[i] != '"')
+        i++;
+    if (i == len || i == start)
+        return 0;
+    *name_at = start;
+    *name_len = i - start;
+    return 1;
+}
+
+enum mc_code
+mc_variant_rewrite(const char *path, const char *source,
+                   const char *source_real, const char *text, size_t len,
+                   struct mc_buf *out, struct mc_err *err)
+{
+    char *vdir = abs_dir_of(path), *sdir = abs_dir_of(source_real),
+         *rel = NULL;
+    enum mc_code rc = MC_OK;
+    size_t off = 0;
+    const char *p;
+
+    if (!vdir || !sdir || !(rel = mc_path_relative(vdir, sdir))) {
+        rc = mc_err_set(err, MC_ENOMEM, "cannot resolve the directories of "
+                        "'%s' and '%s'", path, source);
+        goto out;
+    }
+    mc_buf_adds(out, "#line 1 \"");
+    for (p = source; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            mc_buf_addc(out, '\\');
+        mc_buf_addc(out, *p);
+    }
+    mc_buf_adds(out, "\"\n");
+    while (off < len) {
+        const char *line = text + off;
+        const char *nl = memchr(line, '\n', len - off);
+        size_t n = nl ? (size_t)(nl - line) : len - off;
+        size_t at, nlen;
+
+        if (quote_include(line, n, &at, &nlen) && line[at] != '/') {
+            struct mc_buf cand = MC_BUF_INIT;
+            struct stat st;
+
+            mc_buf_addf(&cand, "%s/%.*s", sdir, (int)nlen, line + at);
+            if (mc_buf_status(&cand) == MC_OK && stat(cand.s, &st) == 0) {
+                mc_buf_add(out, line, at);
+                mc_buf_addf(out, "%s/", rel);
+                mc_buf_add(out, line + at, n - at);
+            } else {
+                mc_buf_add(out, line, n);
+            }
+            mc_buf_release(&cand);
+        } else {
+            mc_buf_add(out, line, n);
+        }
+        if (nl)
+            mc_buf_addc(out, '\n');
+        off += n + (nl != NULL);
+    }
+    if (mc_buf_status(out))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+out:
+    mc_free(vdir);
+    mc_free(sdir);
+    mc_free(rel);
+    return rc;
+}
+
+/* Write DATA to PATH unless PATH already holds exactly that. */
+static enum mc_code
+write_if_changed(const char *path, const char *data, size_t len,
+                 struct mc_err *err)
+{
+    struct mc_buf old = MC_BUF_INIT;
+    int same;
+
+    same = mc_file_read(path, &old, NULL) == MC_OK && old.len == len &&
+           !memcmp(old.s, data, len);
+    mc_buf_release(&old);
+    if (same)
+        return MC_OK;
+    return mc_file_write_atomic(path, data, len, err);
+}
+
+enum mc_code
+mc_variant_mark_source(const char *path, const char *source_real,
+                       struct mc_err *err)
+{
+    struct mc_buf sp = MC_BUF_INIT, line = MC_BUF_INIT;
+    const char *slash = strrchr(path, '/');
+    enum mc_code rc;
+
+    mc_buf_addf(&sp, "%.*s/.source", slash ? (int)(slash - path) : 1,
+                slash ? path : ".");
+    mc_buf_addf(&line, "%s\n", source_real);
+    if (mc_buf_status(&sp) || mc_buf_status(&line)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    rc = mc_file_mkdirs_for(sp.s, err);
+    if (!rc)
+        rc = write_if_changed(sp.s, line.s, line.len, err);
+out:
+    mc_buf_release(&sp);
+    mc_buf_release(&line);
+    return rc;
+}
+
+enum mc_code
+mc_variant_materialize(const char *path, const char *source,
+                       const char *source_real, const char *text,
+                       size_t len, struct mc_err *err)
+{
+    struct mc_buf out = MC_BUF_INIT;
+    enum mc_code rc;
+
+    rc = mc_variant_mark_source(path, source_real, err);
+    if (!rc)
+        rc = mc_variant_rewrite(path, source, source_real, text, len, &out,
+                                err);
+    if (!rc)
+        rc = write_if_changed(path, out.s, out.len, err);
+    mc_buf_release(&out);
+    return rc;
+}
