@@ -147,7 +147,7 @@ expand_globs(const char *name, const char *value, struct mc_strv *out,
     }
     for (i = 0; i < pats.n; i++) {
         glob_t g;
-        int r = glob(pats.v[i], GLOB_ERR, NULL, &g);
+        int r = glob(pats.v[i], 0, NULL, &g);
 
         if (r == GLOB_NOMATCH || (r == 0 && g.gl_pathc == 0)) {
             if (r == 0)
