@@ -20,9 +20,6 @@ char *mc_plugin_to_make(const char *s);
  * (released by the caller). */
 enum mc_code mc_plugin_conf(struct mc_conf *c, struct mc_err *err);
 
-/* A make variable, only when the makefile or command line set it. */
-char *mc_plugin_make_var(const char *name, void *ctx);
-
 /* Count S once for the cache in DIR; written out when make exits. */
 void mc_plugin_count(const char *dir, enum mc_stat s);
 

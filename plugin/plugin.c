@@ -86,45 +86,23 @@ mc_plugin_to_make(const char *s)
     return r;
 }
 
-/*
- * A make variable's value, but only when the makefile or the command line
- * set it: make also exposes the environment as variables, and those belong
- * to the environment layer, below make's.
- */
-char *
-mc_plugin_make_var(const char *name, void *ctx)
+/* Whether a variable of make ORIGIN belongs to the make layer. */
+static int
+from_make(const char *origin, size_t len)
 {
-    struct mc_buf ref = MC_BUF_INIT;
-    char *origin, *value = NULL;
-    int from_make;
-
-    (void)ctx;
-    mc_buf_addf(&ref, "$(origin %s)", name);
-    if (mc_buf_status(&ref))
-        return NULL;
-    origin = gmk_expand(ref.s);
-    from_make = origin && (!strcmp(origin, "file") ||
-                           !strcmp(origin, "command line") ||
-                           !strcmp(origin, "override"));
-    gmk_free(origin);
-    if (from_make) {
-        char *v;
-
-        mc_buf_reset(&ref);
-        mc_buf_addf(&ref, "$(%s)", name);
-        if (mc_buf_status(&ref) == MC_OK && (v = gmk_expand(ref.s))) {
-            value = mc_strdup(v);
-            gmk_free(v);
-        }
-    }
-    mc_buf_release(&ref);
-    return value;
+    return (len == 4 && !strncmp(origin, "file", 4)) ||
+           (len == 12 && !strncmp(origin, "command line", 12)) ||
+           (len == 8 && !strncmp(origin, "override", 8));
 }
 
 enum mc_code
 mc_plugin_conf(struct mc_conf *c, struct mc_err *err)
 {
+    static struct mc_buf query = MC_BUF_INIT;
     enum mc_code rc;
+    char *origins;
+    const char *p;
+    size_t i;
 
     if (!base_loaded) {
         rc = mc_conf_load(&base_conf, NULL, NULL, err);
@@ -132,9 +110,43 @@ mc_plugin_conf(struct mc_conf *c, struct mc_err *err)
             return rc;
         base_loaded = 1;
     }
+    /* One expansion asks for the origin of every setting, "|"-separated;
+     * only the few set in make are expanded again for their value. */
+    if (!query.len) {
+        for (i = 0; i < MC_SET__COUNT; i++)
+            mc_buf_addf(&query, "%s$(origin %s)", i ? "|" : "",
+                        mc_conf_name((enum mc_setting_id)i));
+        if (mc_buf_status(&query)) {
+            mc_buf_release(&query);
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+        }
+    }
     rc = mc_conf_copy(c, &base_conf, err);
-    if (!rc)
-        rc = mc_conf_read_make(c, mc_plugin_make_var, NULL, err);
+    if (rc)
+        return rc;
+    origins = gmk_expand(query.s);
+    for (p = origins, i = 0; !rc && p && i < MC_SET__COUNT; i++) {
+        size_t n = strcspn(p, "|");
+        enum mc_setting_id id = (enum mc_setting_id)i;
+
+        if (from_make(p, n)) {
+            struct mc_buf ref = MC_BUF_INIT, where = MC_BUF_INIT;
+            char *v;
+
+            mc_buf_addf(&ref, "$(%s)", mc_conf_name(id));
+            mc_buf_addf(&where, "make variable %s", mc_conf_name(id));
+            if (mc_buf_status(&ref) || mc_buf_status(&where)) {
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+            } else if ((v = gmk_expand(ref.s)) != NULL) {
+                rc = mc_conf_set(c, id, v, MC_FROM_MAKE, where.s, err);
+                gmk_free(v);
+            }
+            mc_buf_release(&ref);
+            mc_buf_release(&where);
+        }
+        p += n + (p[n] == '|');
+    }
+    gmk_free(origins);
     if (rc)
         mc_conf_release(c);
     return rc;

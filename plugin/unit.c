@@ -291,7 +291,7 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
             res = mc_strdup(source);
             goto out;
         }
-        mc_cache_touch(&cache, key);
+        mc_cache_touch(&cache, &e);
         if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
             emit_rule(&t, key, vpath.s, mode, 1);
         res = mc_buf_detach(&vpath, NULL);

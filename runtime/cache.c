@@ -51,6 +51,7 @@ mc_entry_init(struct mc_entry *e)
 {
     e->key[0] = '\0';
     e->created = 0;
+    e->mtime = 0;
     mc_buf_init(&e->manifest);
     mc_buf_init(&e->variant);
     mc_buf_init(&e->includes);
@@ -199,9 +200,13 @@ mc_entry_read_file(const char *path, struct mc_entry *e, struct mc_err *err)
     struct mc_buf raw = MC_BUF_INIT;
     enum mc_code rc;
 
-    rc = mc_file_read(path, &raw, err);
+    struct stat st;
+
+    rc = mc_file_read_stat(path, &raw, &st, err);
     if (!rc)
         rc = decode((const uint8_t *)raw.s, raw.len, e, err);
+    if (!rc)
+        e->mtime = st.st_mtime;
     mc_buf_release(&raw);
     return rc;
 }
@@ -239,6 +244,43 @@ mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
     return rc;
 }
 
+/*
+ * Hashes of include files, remembered for the life of the process: a
+ * make run hashes common.h once, not once per unit that includes it.
+ * Headers do not change while make parses; a longer-lived process does
+ * not check the same entry twice.
+ */
+struct include_memo {
+    char *path;
+    char hex[MC_KEY_HEX + 1];
+    int ok; /* the file could be hashed */
+};
+static struct include_memo *memo;
+static size_t memo_n, memo_cap;
+
+static const struct include_memo *
+include_hash(const char *path)
+{
+    size_t i;
+
+    for (i = 0; i < memo_n; i++)
+        if (!strcmp(memo[i].path, path))
+            return &memo[i];
+    if (memo_n == memo_cap) {
+        size_t cap = memo_cap ? memo_cap * 2 : 32;
+        struct include_memo *m = mc_realloc(memo, cap * sizeof(*m));
+        if (!m)
+            return NULL;
+        memo = m;
+        memo_cap = cap;
+    }
+    memo[memo_n].path = mc_strdup(path);
+    if (!memo[memo_n].path)
+        return NULL;
+    memo[memo_n].ok = mc_hash_file_hex(path, memo[memo_n].hex, NULL) == 0;
+    return &memo[memo_n++];
+}
+
 int
 mc_entry_includes_valid(const struct mc_entry *e)
 {
@@ -247,18 +289,31 @@ mc_entry_includes_valid(const struct mc_entry *e)
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        char path[PATH_MAX], hex[MC_KEY_HEX + 1];
+        const struct include_memo *h;
+        char path[PATH_MAX];
 
         if (n <= MC_KEY_HEX + 1 || n - MC_KEY_HEX - 1 >= sizeof(path))
             return 0;
         memcpy(path, p + MC_KEY_HEX + 1, n - MC_KEY_HEX - 1);
         path[n - MC_KEY_HEX - 1] = '\0';
-        if (mc_hash_file_hex(path, hex, NULL) ||
-            memcmp(hex, p, MC_KEY_HEX))
+        h = include_hash(path);
+        if (!h || !h->ok || memcmp(h->hex, p, MC_KEY_HEX))
             return 0;
         p += n + (nl != NULL);
     }
     return 1;
+}
+
+void
+mc_cache_forget_includes(void)
+{
+    size_t i;
+
+    for (i = 0; i < memo_n; i++)
+        mc_free(memo[i].path);
+    mc_free(memo);
+    memo = NULL;
+    memo_n = memo_cap = 0;
 }
 
 enum mc_code
@@ -283,11 +338,14 @@ out:
 }
 
 void
-mc_cache_touch(struct mc_cache *c, const char *key)
+mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
 {
     struct mc_buf path = MC_BUF_INIT;
 
-    if (mc_cache_path(c, key, ".mce", &path) == MC_OK)
+    /* LRU needs no finer grain than minutes: skip fresh entries. */
+    if (e->mtime && time(NULL) - e->mtime < 60)
+        return;
+    if (mc_cache_path(c, e->key, ".mce", &path) == MC_OK)
         utimensat(AT_FDCWD, path.s, NULL, 0);
     mc_buf_release(&path);
 }

@@ -48,6 +48,7 @@ struct mc_cache {
 struct mc_entry {
     char key[MC_KEY_HEX + 1];
     int64_t created;
+    time_t mtime;            /* of the entry file, when read from one */
     struct mc_buf manifest;  /* JSON text */
     struct mc_buf variant;   /* source text of the variant */
     struct mc_buf includes;  /* "HASH PATH\n" lines */
@@ -101,15 +102,21 @@ enum mc_code mc_cache_get(struct mc_cache *c, const char *key,
 enum mc_code mc_entry_read_file(const char *path, struct mc_entry *e,
                                 struct mc_err *err);
 
-/* Whether every include record of E still matches its file's content. */
+/*
+ * Whether every include record of E still matches its file's content.
+ * Each file is hashed once per process (a make run), however many
+ * entries include it; mc_cache_forget_includes() drops what is known.
+ */
 int mc_entry_includes_valid(const struct mc_entry *e);
+void mc_cache_forget_includes(void);
 
 /* Store E under E->key: temp file, then rename. */
 enum mc_code mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
                           struct mc_err *err);
 
-/* Mark KEY as recently used (its mtime), for LRU trimming. */
-void mc_cache_touch(struct mc_cache *c, const char *key);
+/* Mark E (read by mc_cache_get) as recently used, for LRU trimming: its
+ * file's mtime, unless that is under a minute old. */
+void mc_cache_touch(struct mc_cache *c, const struct mc_entry *e);
 
 /*
  * Take the exclusive lock for KEY (blocking); *FD is the lock to pass to

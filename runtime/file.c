@@ -37,6 +37,14 @@ enum mc_code
 mc_file_read(const char *path, struct mc_buf *b, struct mc_err *err)
 {
     struct stat st;
+
+    return mc_file_read_stat(path, b, &st, err);
+}
+
+enum mc_code
+mc_file_read_stat(const char *path, struct mc_buf *b, struct stat *stp,
+                  struct mc_err *err)
+{
     ssize_t n;
     int fd;
 
@@ -46,11 +54,11 @@ mc_file_read(const char *path, struct mc_buf *b, struct mc_err *err)
                                : mc_err_set(err, MC_EIO, "cannot open "
                                             "'%s': %s", path,
                                             strerror(errno));
-    if (fstat(fd, &st) || st.st_size > MC_FILE_MAX) {
+    if (fstat(fd, stp) || stp->st_size > MC_FILE_MAX) {
         close(fd);
         return mc_err_set(err, MC_ESYNTAX, "'%s' is too large", path);
     }
-    if (mc_buf_grow(b, (size_t)st.st_size)) {
+    if (mc_buf_grow(b, (size_t)stp->st_size)) {
         close(fd);
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     }

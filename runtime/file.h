@@ -18,6 +18,10 @@
 enum mc_code mc_file_read(const char *path, struct mc_buf *b,
                           struct mc_err *err);
 
+/* mc_file_read() that also fills *ST from the open file. */
+enum mc_code mc_file_read_stat(const char *path, struct mc_buf *b,
+                               struct stat *st, struct mc_err *err);
+
 /*
  * Write the LEN bytes at DATA to PATH atomically: a temporary file
  * ".NAME.tmp.PID.RANDOM" in the same directory, then rename(). On any

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "compdb.h"
+#include "file.h"
 #include "mark.h"
 #include "spawn.h"
 
@@ -381,16 +382,15 @@ lang_of(const char *path, enum mc_lang *lang)
 
 enum mc_code
 mc_target_parse(struct mc_target *t, const char *source, char *const *args,
-                size_t n, const struct mc_conf *base, struct mc_err *err)
+                size_t n, struct mc_conf *base, struct mc_err *err)
 {
     enum mc_code rc;
     struct stat st;
     size_t i;
 
     memset(t, 0, sizeof(*t));
-    rc = mc_conf_copy(&t->conf, base, err);
-    if (rc)
-        return rc;
+    t->conf = *base;
+    memset(base, 0, sizeof(*base));
     if (!*source)
         return mc_err_set(err, MC_EINVAL, "missing SOURCE: write "
                           "$(maxcode path/to/file.c[, KEY=VALUE]...)");
@@ -449,18 +449,23 @@ mc_target_parse(struct mc_target *t, const char *source, char *const *args,
 
 enum mc_code
 mc_target_parse_marked(struct mc_target *t, const char *source,
-                       char *const *args, size_t n,
-                       const struct mc_conf *base, struct mc_err *err)
+                       char *const *args, size_t n, struct mc_conf *base,
+                       struct mc_err *err)
 {
     struct mc_mark m = MC_MARK_INIT;
     struct mc_strv all = MC_STRV_INIT;
+    struct mc_buf text = MC_BUF_INIT;
+    struct mc_err inner = MC_ERR_INIT;
     enum mc_code rc;
     size_t i, j;
 
-    rc = *source ? mc_mark_scan_file(source, &m, err) : MC_ENOENT;
+    /* The source is read once: for its marks here, for the key later. */
+    rc = *source ? mc_file_read(source, &text, err) : MC_ENOENT;
     if (rc == MC_ENOENT) {
         mc_err_clear(err);
         rc = MC_OK; /* mc_target_parse() reports a missing SOURCE */
+    } else if (!rc && (rc = mc_mark_scan(text.s, text.len, &m, &inner))) {
+        mc_err_set(err, rc, "%s:%s", source, inner.msg);
     }
     for (i = 0; !rc && i < m.options.n; i++) {
         const char *o = m.options.v[i];
@@ -476,10 +481,13 @@ mc_target_parse_marked(struct mc_target *t, const char *source,
     for (j = 0; !rc && j < n; j++)
         if (mc_strv_push(&all, args[j]))
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (rc)
+    if (rc) {
         memset(t, 0, sizeof(*t));
-    else
+        mc_buf_release(&text);
+    } else {
         rc = mc_target_parse(t, source, all.v, all.n, base, err);
+        t->text = text;
+    }
     mc_mark_release(&m);
     mc_strv_release(&all);
     return rc;
@@ -500,6 +508,8 @@ mc_target_release(struct mc_target *t)
     mc_conf_release(&t->conf);
     mc_free(t->compiler);
     mc_strv_release(&t->flags);
+    if (t->text.s)
+        mc_buf_release(&t->text);
     memset(t, 0, sizeof(*t));
 }
 
@@ -604,8 +614,9 @@ mc_target_key(const struct mc_target *t, int trace,
     snprintf(version, sizeof(version), "%d", MC_ENTRY_VERSION);
     mc_hash_field_str(&h, "entry-format", version);
     mc_hash_field_str(&h, "lang", lang_names[t->lang]);
-    rc = mc_hash_field_file(&h, "source", t->source, err);
-    if (rc)
+    if (t->text.cap)
+        mc_hash_field(&h, "source", t->text.s, t->text.len);
+    else if ((rc = mc_hash_field_file(&h, "source", t->source, err)))
         goto out;
     mc_hash_field_str(&h, "compiler", ident);
     for (i = 0; i < t->flags.n; i++)

@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "hash.h"
+#include "buf.h"
 #include "strv.h"
 
 enum mc_lang { MC_LANG_C, MC_LANG_CXX, MC_LANG_CUDA };
@@ -53,6 +54,7 @@ struct mc_target {
     struct mc_strv inputs;     /* glob results, sorted */
     struct mc_strv bench_inputs;
     struct mc_conf conf;       /* settings with the argument layer */
+    struct mc_buf text;        /* SOURCE's bytes, when already read */
     char *compiler;            /* set by the caller before keying */
     struct mc_strv flags;      /* effective compile flags, ditto */
 };
@@ -62,7 +64,8 @@ const char *mc_target_opt_name(enum mc_opt opt);
 
 /*
  * Check SOURCE and the N "KEY=VALUE" strings in ARGS and fill T. BASE is
- * the configuration before the argument layer; T gets its own copy.
+ * the configuration before the argument layer; it moves into T (BASE is
+ * left empty, and releasing it does nothing).
  * Errors are MC_EINVAL with a message that says what to fix, e.g.
  *   unknown option 'budgett' (known: link, args, ...)
  *   option 'budget=0': expected a whole number from 1 to 100000
@@ -71,7 +74,7 @@ const char *mc_target_opt_name(enum mc_opt opt);
  */
 enum mc_code mc_target_parse(struct mc_target *t, const char *source,
                              char *const *args, size_t n,
-                             const struct mc_conf *base, struct mc_err *err);
+                             struct mc_conf *base, struct mc_err *err);
 
 /*
  * Like mc_target_parse(), but the options of SOURCE's own
@@ -80,7 +83,7 @@ enum mc_code mc_target_parse(struct mc_target *t, const char *source,
  */
 enum mc_code mc_target_parse_marked(struct mc_target *t, const char *source,
                                     char *const *args, size_t n,
-                                    const struct mc_conf *base,
+                                    struct mc_conf *base,
                                     struct mc_err *err);
 
 void mc_target_release(struct mc_target *t);

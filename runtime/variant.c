@@ -6,9 +6,11 @@
 #include "variant.h"
 #include "alloc.h"
 #include "file.h"
+#include "hash.h"
 #include "paths.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 
 enum mc_code
 mc_variant_path(const char *key, const char *name, struct mc_buf *b)
@@ -69,6 +71,35 @@ quote_include(const char *line, size_t len, size_t *name_at,
     return 1;
 }
 
+/* The first line of the variant of TEXT for SOURCE: #line and a stamp
+ * that names what it was written from, into OUT. */
+static enum mc_code
+first_line(const char *source, const char *source_real, const char *text,
+           size_t len, struct mc_buf *out)
+{
+    struct mc_digest d;
+    struct mc_hash h;
+    char hex[MC_KEY_HEX + 1];
+    const char *p;
+
+    if (mc_hash_init(&h))
+        return MC_ENOMEM;
+    mc_hash_field(&h, "text", text, len);
+    mc_hash_field_str(&h, "source", source);
+    mc_hash_field_str(&h, "source-real", source_real);
+    mc_hash_digest(&h, &d);
+    mc_hash_release(&h);
+    mc_digest_hex(&d, hex);
+    mc_buf_adds(out, "#line 1 \"");
+    for (p = source; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            mc_buf_addc(out, '\\');
+        mc_buf_addc(out, *p);
+    }
+    mc_buf_addf(out, "\" /* maxcode %s */\n", hex);
+    return mc_buf_status(out);
+}
+
 enum mc_code
 mc_variant_rewrite(const char *path, const char *source,
                    const char *source_real, const char *text, size_t len,
@@ -78,20 +109,16 @@ mc_variant_rewrite(const char *path, const char *source,
          *rel = NULL;
     enum mc_code rc = MC_OK;
     size_t off = 0;
-    const char *p;
 
     if (!vdir || !sdir || !(rel = mc_path_relative(vdir, sdir))) {
         rc = mc_err_set(err, MC_ENOMEM, "cannot resolve the directories of "
                         "'%s' and '%s'", path, source);
         goto out;
     }
-    mc_buf_adds(out, "#line 1 \"");
-    for (p = source; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            mc_buf_addc(out, '\\');
-        mc_buf_addc(out, *p);
+    if (first_line(source, source_real, text, len, out)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
     }
-    mc_buf_adds(out, "\"\n");
     while (off < len) {
         const char *line = text + off;
         const char *nl = memchr(line, '\n', len - off);
@@ -167,6 +194,24 @@ out:
     return rc;
 }
 
+/* Whether the file at PATH starts with the line LINE (LEN bytes). */
+static int
+starts_with_line(const char *path, const char *line, size_t len)
+{
+    char head[512];
+    ssize_t n;
+    int fd;
+
+    if (len > sizeof(head))
+        return 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, head, len);
+    close(fd);
+    return n == (ssize_t)len && !memcmp(head, line, len);
+}
+
 enum mc_code
 mc_variant_materialize(const char *path, const char *source,
                        const char *source_real, const char *text,
@@ -175,6 +220,14 @@ mc_variant_materialize(const char *path, const char *source,
     struct mc_buf out = MC_BUF_INIT;
     enum mc_code rc;
 
+    /* The hit path: the file was written from this very text. */
+    if (first_line(source, source_real, text, len, &out))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (starts_with_line(path, out.s, out.len)) {
+        mc_buf_release(&out);
+        return MC_OK;
+    }
+    mc_buf_reset(&out);
     rc = mc_variant_mark_source(path, source_real, err);
     if (!rc)
         rc = mc_variant_rewrite(path, source, source_real, text, len, &out,

@@ -5,8 +5,11 @@
  * A variant of SOURCE lives at .maxcode/<key>/<name> (relative to make's
  * directory) and must compile there with the user's unchanged recipe.
  * Two rewrites make that so, and both keep line numbers:
- *   1. a first line `#line 1 "SOURCE"`, so compiler messages and
- *      __FILE__ point at SOURCE's lines;
+ *   1. a first line `#line 1 "SOURCE"` followed by a C comment that says
+ *      "maxcode STAMP", so compiler messages and __FILE__ point at
+ *      SOURCE's lines;
+ *      STAMP hashes the text and SOURCE, so a hit whose file is already
+ *      in place costs one short read;
  *   2. each `#include "NAME"` whose NAME exists next to SOURCE becomes
  *      `#include "REL/NAME"`, with REL leading from the variant's
  *      directory to SOURCE's, so quote includes still resolve.
@@ -36,8 +39,9 @@ enum mc_code mc_variant_rewrite(const char *path, const char *source,
 
 /*
  * Write the rewritten TEXT to PATH and SOURCE_REAL to PATH's .source,
- * creating the directory. A file that already has the same content is
- * left alone, so its mtime does not make make rebuild its dependents.
+ * creating the directory. A file that already has the same content (its
+ * first line carries the same stamp) is left alone, so its mtime does not
+ * make make rebuild its dependents.
  */
 enum mc_code mc_variant_materialize(const char *path, const char *source,
                                     const char *source_real,

@@ -15,6 +15,7 @@
  *       tests/fuzz/fuzz-compdb.c runtime/compdb.c runtime/strv.c \
  *       runtime/buf.c runtime/alloc.c runtime/status.c \
  *       $(pkg-config --libs libcjson) -o fuzz-compdb
+ *   ./fuzz-compdb "$PWD/corpus"   # absolute: the target changes directory
  */
 #include "mc_setup.h"
 #include "compdb.h"
