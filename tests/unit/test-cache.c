@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test-cache.c: entries round-trip; corruption is caught, counted and
+ * removed; counters add up; trimming goes least recently used first.
+ */
+#include "mc_setup.h"
+#include "cache.h"
+#include "tap.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+static char dir[] = "/tmp/mc-cache-XXXXXX";
+
+static void
+fill(struct mc_entry *e, char digit, const char *variant)
+{
+    mc_entry_init(e);
+    memset(e->key, digit, MC_KEY_HEX);
+    e->key[MC_KEY_HEX] = '\0';
+    e->created = 1700000000;
+    mc_buf_adds(&e->manifest, "{\"status\":\"original\"}");
+    mc_buf_adds(&e->variant, variant);
+}
+
+static unsigned long long
+stat_of(struct mc_cache *c, enum mc_stat s)
+{
+    struct mc_stats st;
+
+    mc_cache_stats_read(c, &st, NULL);
+    return st.n[s];
+}
+
+static void
+test_cache__round_trip(void)
+{
+    struct mc_cache c;
+    struct mc_entry e, got;
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf path = MC_BUF_INIT;
+    struct stat st;
+
+    mc_cache_init(&c, dir, &err);
+    fill(&e, 'a', "int main(void) { return 0; }\n");
+    mc_entry_init(&got);
+    is_long(mc_cache_get(&c, e.key, &got, &err), MC_ENOENT,
+            "an absent key is a miss");
+    is_long(mc_cache_put(&c, &e, &err), MC_OK, "an entry is stored");
+    mc_cache_path(&c, e.key, ".mce", &path);
+    ok(strstr(path.s, "/aa/aa/aaaa") && stat(path.s, &st) == 0,
+       "it is fanned out into ab/cd/");
+    is_long(mc_cache_get(&c, e.key, &got, &err), MC_OK, "and read back");
+    is_str(got.variant.s, e.variant.s, "the variant is the same");
+    is_str(got.manifest.s, e.manifest.s, "the manifest is the same");
+    is_long(got.created, 1700000000, "so is the creation time");
+    mc_entry_release(&got);
+    mc_entry_release(&e);
+    mc_buf_release(&path);
+    mc_cache_release(&c);
+}
+
+static void
+test_cache__flipped_byte_is_caught(void)
+{
+    struct mc_cache c;
+    struct mc_entry e, got;
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf path = MC_BUF_INIT;
+    char byte;
+    int fd;
+
+    mc_cache_init(&c, dir, &err);
+    fill(&e, 'b', "int f(void) { return 42; }\n");
+    mc_cache_put(&c, &e, &err);
+    mc_cache_path(&c, e.key, ".mce", &path);
+    fd = open(path.s, O_RDWR);
+    ok(fd >= 0 && pread(fd, &byte, 1, 60) == 1, "read a payload byte");
+    byte ^= 0x20;
+    ok(pwrite(fd, &byte, 1, 60) == 1, "flipped it");
+    close(fd);
+    mc_entry_init(&got);
+    is_long(mc_cache_get(&c, e.key, &got, &err), MC_ESYNTAX,
+            "the checksum catches it");
+    contains(err.msg, "checksum mismatch", "and says so");
+    ok(access(path.s, F_OK) != 0, "the corrupt entry is removed");
+    is_long(stat_of(&c, MC_STAT_CORRUPT), 1, "and counted");
+    mc_entry_release(&got);
+    mc_entry_release(&e);
+    mc_buf_release(&path);
+    mc_cache_release(&c);
+}
+
+static void
+test_cache__truncated_entry_is_caught(void)
+{
+    struct mc_cache c;
+    struct mc_entry e, got;
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf path = MC_BUF_INIT;
+
+    mc_cache_init(&c, dir, &err);
+    fill(&e, 'c', "int g;\n");
+    mc_cache_put(&c, &e, &err);
+    mc_cache_path(&c, e.key, ".mce", &path);
+    ok(truncate(path.s, 50) == 0, "cut the entry short");
+    mc_entry_init(&got);
+    is_long(mc_cache_get(&c, e.key, &got, &err), MC_ESYNTAX,
+            "a truncated entry is corrupt");
+    mc_entry_release(&got);
+    mc_entry_release(&e);
+    mc_buf_release(&path);
+    mc_cache_release(&c);
+}
+
+static void
+test_cache__counters_add_and_zero(void)
+{
+    struct mc_cache c;
+    struct mc_stats d;
+    int i;
+
+    mc_cache_init(&c, dir, NULL);
+    memset(&d, 0, sizeof(d));
+    d.n[MC_STAT_HITS] = 2;
+    d.cost = 0.5;
+    for (i = 0; i < 3; i++)
+        mc_cache_stats_add(&c, &d, NULL);
+    is_long(stat_of(&c, MC_STAT_HITS), 6, "three adds of 2 hits give 6");
+    mc_cache_stats_zero(&c, NULL);
+    is_long(stat_of(&c, MC_STAT_HITS), 0, "zero resets");
+    mc_cache_release(&c);
+}
+
+static void
+test_cache__trim_removes_oldest_first(void)
+{
+    struct mc_cache c;
+    struct mc_cache_items items;
+    struct mc_entry e;
+    struct mc_buf path = MC_BUF_INIT;
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    size_t removed = 0;
+    uint64_t one;
+
+    mc_cache_init(&c, dir, NULL);
+    mc_cache_clean(&c, NULL, NULL);
+    fill(&e, 'd', "old\n");
+    mc_cache_put(&c, &e, NULL);
+    mc_cache_path(&c, e.key, ".mce", &path);
+    utimensat(AT_FDCWD, path.s, old, 0);
+    mc_entry_release(&e);
+    fill(&e, 'e', "new\n");
+    mc_cache_put(&c, &e, NULL);
+    mc_entry_release(&e);
+    mc_cache_scan(&c, &items, NULL);
+    is_long(items.n, 2, "two entries");
+    one = items.v[1].size;
+    mc_cache_items_release(&items);
+    is_long(mc_cache_trim(&c, one, &removed, NULL), MC_OK, "trim works");
+    is_long(removed, 1, "one entry goes");
+    ok(access(path.s, F_OK) != 0, "the least recently used one");
+    mc_cache_clean(&c, &removed, NULL);
+    is_long(removed, 1, "clean removes the rest");
+    mc_buf_release(&path);
+    mc_cache_release(&c);
+}
+
+int
+main(void)
+{
+    char cmd[64];
+
+    if (!mkdtemp(dir)) {
+        printf("Bail out! no scratch directory\n");
+        return 1;
+    }
+    TAP_RUN(test_cache__round_trip);
+    TAP_RUN(test_cache__flipped_byte_is_caught);
+    TAP_RUN(test_cache__truncated_entry_is_caught);
+    TAP_RUN(test_cache__counters_add_and_zero);
+    TAP_RUN(test_cache__trim_removes_oldest_first);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd))
+        printf("# could not remove %s\n", dir);
+    return tap_done();
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test-target.c: option checks, defaults, pragma options and the key.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "target.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/mc-target-XXXXXX";
+
+static void
+write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Parse SOURCE with the options ARGS (NULL-terminated) and, when it
+ * parses, key it with FLAG as the one flag. Returns the parse status. */
+static enum mc_code
+parse(struct mc_target *t, const char *source, char **args, const char *flag,
+      char key[MC_KEY_HEX + 1], struct mc_err *err)
+{
+    struct mc_conf c;
+    enum mc_code rc;
+    size_t n = 0;
+
+    while (args && args[n])
+        n++;
+    mc_conf_init(&c, NULL);
+    rc = mc_target_parse_marked(t, source, args, n, &c, err);
+    mc_conf_release(&c);
+    if (rc)
+        return rc;
+    t->compiler = mc_strdup("cc");
+    mc_strv_push(&t->flags, flag);
+    return mc_target_key(t, 0, key, err);
+}
+
+static void
+test_target__defaults_and_lists(void)
+{
+    char *args[] = {"inputs=t/*.in", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char key[MC_KEY_HEX + 1];
+
+    is_long(parse(&t, "hot.c", args, "-O2", key, &err), MC_OK, "parses");
+    is_long(t.inputs.n, 2, "the inputs glob expands");
+    is_str(t.inputs.v[0], "t/a.in", "sorted");
+    is_long(t.bench_inputs.n, 2, "bench-inputs default to inputs");
+    is_str(mc_target_get(&t, MC_OPT_COMPARE), "both", "compare is both");
+    is_str(mc_target_get(&t, MC_OPT_BUDGET), "16", "budget is 16");
+    is_str(mc_target_get(&t, MC_OPT_BINS), "125+180+260", "CPU bins");
+    is_str(mc_target_name(&t), "hot.c", "the variant's name");
+    mc_target_release(&t);
+}
+
+static void
+test_target__key_follows_options_and_flags(void)
+{
+    char *none[] = {NULL};
+    char *b16[] = {"budget=16", NULL};
+    char *b4[] = {"budget=4", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char k0[MC_KEY_HEX + 1], k1[MC_KEY_HEX + 1], k2[MC_KEY_HEX + 1],
+        k3[MC_KEY_HEX + 1];
+
+    parse(&t, "hot.c", none, "-O2", k0, &err);
+    mc_target_release(&t);
+    parse(&t, "hot.c", b16, "-O2", k1, &err);
+    mc_target_release(&t);
+    parse(&t, "hot.c", b4, "-O2", k2, &err);
+    mc_target_release(&t);
+    parse(&t, "hot.c", none, "-O1", k3, &err);
+    mc_target_release(&t);
+    is_str(k0, k1, "an option at its default keys like its absence");
+    ok(strcmp(k0, k2) != 0, "another budget, another key");
+    ok(strcmp(k0, k3) != 0, "another flag, another key");
+}
+
+static void
+test_target__pragma_options_and_override(void)
+{
+    char *none[] = {NULL};
+    char *b3[] = {"budget=3", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char key[MC_KEY_HEX + 1];
+
+    is_long(parse(&t, "marked.c", none, "-O2", key, &err), MC_OK,
+            "a marked source parses");
+    is_str(mc_target_get(&t, MC_OPT_BUDGET), "7", "the pragma's budget");
+    is_str(t.opt[MC_OPT_ARGS], "-n 5", "a quoted pragma value");
+    mc_target_release(&t);
+    parse(&t, "marked.c", b3, "-O2", key, &err);
+    is_str(mc_target_get(&t, MC_OPT_BUDGET), "3",
+           "a function argument beats the pragma");
+    mc_target_release(&t);
+}
+
+static void
+expect_bad(char **args, const char *source, const char *want,
+           const char *name)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char key[MC_KEY_HEX + 1];
+
+    if (!is_long(parse(&t, source, args, "-O2", key, &err) != MC_OK, 1,
+                 name))
+        return;
+    if (!contains(err.msg, want, "the message says what is wrong"))
+        printf("#   message: %s\n", err.msg);
+    mc_target_release(&t);
+}
+
+static void
+test_target__bad_options(void)
+{
+    char *a1[] = {"budgett=3", NULL};
+    char *a2[] = {"tolerance=1e-6/x", NULL};
+    char *a3[] = {"link=nothere.c", NULL};
+    char *a4[] = {"bins=3+2+1", NULL};
+    char *a5[] = {"budget=2", "budget=3", NULL};
+
+    expect_bad(a1, "hot.c", "unknown option 'budgett'", "unknown option");
+    expect_bad(a2, "hot.c", "expected REL or REL/ABS", "bad tolerance");
+    expect_bad(a3, "hot.c", "link file 'nothere.c' not found", "bad link");
+    expect_bad(a4, "hot.c", "three increasing", "bins not increasing");
+    expect_bad(a5, "hot.c", "given twice", "a key twice");
+    expect_bad(NULL, "bad.c", "bad.c:2: unknown '#pragma maxcode frob'",
+               "a bad pragma names file:line");
+    expect_bad(NULL, "missing.c", "SOURCE 'missing.c' not found",
+               "a missing source");
+}
+
+int
+main(void)
+{
+    char cmd[64];
+
+    if (!mkdtemp(dir) || chdir(dir) || mkdir("t", 0755)) {
+        printf("Bail out! no scratch directory\n");
+        return 1;
+    }
+    write_file("hot.c", "int main(void) { return 0; }\n");
+    write_file("t/b.in", "2\n");
+    write_file("t/a.in", "1\n");
+    write_file("marked.c", "#pragma maxcode optimize budget=7 "
+                           "args=\"-n 5\"\nint main(void) { return 0; }\n");
+    write_file("bad.c", "int x;\n#pragma maxcode frob\n");
+    TAP_RUN(test_target__defaults_and_lists);
+    TAP_RUN(test_target__key_follows_options_and_flags);
+    TAP_RUN(test_target__pragma_options_and_override);
+    TAP_RUN(test_target__bad_options);
+    snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
+    if (system(cmd))
+        printf("# could not remove %s\n", dir);
+    return tap_done();
+}
