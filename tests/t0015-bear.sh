@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t0015-bear: flags that only the compile DB carries reach the variant's
+# compile, and maxcode's own compiles never land in a DB Bear records.
+. "$MC_SRCDIR/tests/lib.sh"
+
+export MAXCODE_CACHE_DIR="$TRASH/cache"
+mkdir -p src
+cat >src/hot.c <<'EOC'
+#include <stdio.h>
+#ifdef ONLY_IN_DB
+#include "dbonly.h"
+#endif
+int main(void) { puts("hi"); return 0; }
+EOC
+echo '/* only with -DONLY_IN_DB */' >src/dbonly.h
+printf 'load %s\nCFLAGS = -O2\nprog: $(maxcode src/hot.c)\n\t$(CC) $(CFLAGS) $(EXTRA) -o $@ $^\n' "$PLUGIN" >Makefile
+
+test_expect_success 'bear -- make records only the user compile' '
+  bear -- "$MC_SYSTEM_MAKE" EXTRA=-DONLY_IN_DB >out 2>&1 &&
+  test -f compile_commands.json &&
+  python3 -c "
+import json, sys
+db = json.load(open(\"compile_commands.json\"))
+assert len(db) == 1, db
+args = db[0][\"arguments\"]
+assert \"-MM\" not in args, args
+assert \"-DONLY_IN_DB\" in args, args
+assert db[0][\"file\"].endswith(\"/hot.c\") and \"/.maxcode/\" in db[0][\"file\"], db
+"
+'
+
+test_expect_success 'the next make takes -DONLY_IN_DB from the DB' '
+  rm -f prog &&
+  run_make >out 2>&1 &&
+  "$MAXCODE_BIN" show src/hot.c --json >m &&
+  python3 -c "
+import json
+m = json.load(open(\"m\"))
+assert \"-DONLY_IN_DB\" in m[\"flags\"], m[\"flags\"]
+assert \"-c\" not in m[\"flags\"] and \"-o\" not in m[\"flags\"], m[\"flags\"]
+assert \"src/dbonly.h\" in m[\"includes\"], m[\"includes\"]
+"
+'
+
+test_expect_success 'a header only the DB flags include invalidates the entry' '
+  run_make >/dev/null 2>&1 &&
+  "$MAXCODE_BIN" stats --json >before &&
+  echo "/* changed */" >>src/dbonly.h &&
+  rm -f prog && run_make >/dev/null 2>&1 &&
+  "$MAXCODE_BIN" stats --json >after &&
+  python3 -c "
+import json
+b, a = json.load(open(\"before\")), json.load(open(\"after\"))
+assert a[\"searches\"] == b[\"searches\"] + 1, (b, a)
+"
+'
+
+test_expect_success 'MAXCODE_COMPDB names another DB' '
+  mkdir -p db && mv compile_commands.json db/ &&
+  rm -f prog && MAXCODE_COMPDB=db/compile_commands.json run_make >/dev/null 2>&1 &&
+  "$MAXCODE_BIN" show src/hot.c --json | grep -q ONLY_IN_DB
+'
+
+test_done
