@@ -247,7 +247,7 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
                                                  : &t->bench_inputs,
                             err);
     case C_WORDS:
-        rc = mc_shell_split(value, &tmp, err);
+        rc = mc_shell_split(value, &tmp, NULL);
         mc_strv_release(&tmp);
         if (rc)
             return mc_err_set(err, MC_EINVAL, "option '%s=%s': unbalanced "

@@ -28,6 +28,10 @@ json_get () {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# tabify: a makefile from stdin, with each leading '>' made a tab (a
+# <<- here-document strips the tabs of recipe lines).
+tabify () { sed 's/^>/\t/'; }
+
 # project DIR: a small program with a marked source that includes a
 # header next to it, and two inputs. The Makefile's first rule is prog.
 project () {
@@ -49,10 +53,10 @@ project () {
 	EOF
   printf '1 2 3\n' >"$1/t/a.in" &&
   printf '10\n' >"$1/t/b.in" &&
-  cat >"$1/Makefile" <<-EOF
+  tabify >"$1/Makefile" <<-EOF
 	load $PLUGIN
 	prog: \$(maxcode src/hot.c, inputs=t/*.in)
-		\$(CC) \$(CFLAGS) -o \$@ \$^
+	>\$(CC) \$(CFLAGS) -o \$@ \$^
 	EOF
 }
 
@@ -116,8 +120,7 @@ test_expect_success 'the variant starts with #line 1 "src/hot.c" and reaches uti
   cd rt &&
   v=$(ls .maxcode/*/hot.c) &&
   head -n 1 "$v" >first &&
-  echo "#line 1 \"src/hot.c\"" >expect &&
-  test_cmp expect first &&
+  grep -q "^#line 1 \"src/hot.c\"\( \|\$\)" first &&
   tail -n +2 "$v" | sed "/#include/d" >body &&
   sed "/#include/d" src/hot.c >orig &&
   test_cmp orig body &&
@@ -139,13 +142,13 @@ test_expect_success 'a compiler message in the variant points at src/hot.c' '
 
 test_expect_success 'a first rule all stays the default goal' '
   project goal && cd goal &&
-  cat >Makefile <<-EOF &&
+  tabify >Makefile <<-EOF &&
 	load $PLUGIN
 	HOT := \$(maxcode src/hot.c, inputs=t/*.in)
 	all: prog
-		@echo all-marker
+	>@echo all-marker
 	prog: \$(HOT)
-		\$(CC) \$(CFLAGS) -o \$@ \$^
+	>\$(CC) \$(CFLAGS) -o \$@ \$^
 	EOF
   run_make >out 2>err &&
   contains out all-marker &&

@@ -1,0 +1,186 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t0011-invalidation: whatever the content key covers (the source, the
+# headers it includes, the compiler and flags, link files, inputs, each
+# option) gives a miss and a new search when it changes; a change to
+# anything else gives a hit. One change per test, each in a fresh project
+# with its own cache, built once before the change.
+. "$MC_SRCDIR/tests/lib.sh"
+
+# stat_of NAME: counter NAME of `maxcode stats --json`.
+stat_of () {
+  "$MAXCODE_BIN" stats --json |
+    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
+}
+
+# expect_stat NAME VALUE: counter NAME is VALUE.
+expect_stat () {
+  got=$(stat_of "$1")
+  [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
+}
+
+# entries: how many entries the cache holds.
+entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
+
+# tabify: a makefile from stdin, each leading '>' made a tab.
+tabify () { sed 's/^>/\t/'; }
+
+# project DIR: hot.c (main) includes util.h and calls bump() from the
+# link file extra.c; two inputs; options from $(OPT).
+project () {
+  mkdir -p "$1/src" "$1/t" &&
+  cat >"$1/src/util.h" <<-\EOF &&
+	static int twice(int x) { return 2 * x; }
+	EOF
+  cat >"$1/src/hot.c" <<-\EOF &&
+	#include <stdio.h>
+	#include "util.h"
+	int bump(int x);
+	int main(void)
+	{
+	    int x, s = 0;
+	    while (scanf("%d", &x) == 1)
+	        s += twice(x);
+	    printf("%d\n", bump(s));
+	    return 0;
+	}
+	EOF
+  cat >"$1/extra.c" <<-\EOF &&
+	int bump(int x) { return x + 1; }
+	EOF
+  printf '1 2 3\n' >"$1/t/a.in" &&
+  printf '10\n' >"$1/t/b.in" &&
+  tabify >"$1/Makefile" <<-EOF
+	load $PLUGIN
+	OPT = budget=16
+	prog: \$(maxcode src/hot.c, inputs=t/*.in, link=extra.c, \$(OPT)) extra.c
+	>\$(CC) \$(CFLAGS) -o \$@ \$^
+	EOF
+}
+
+# prog_works: ./prog gives the right answers.
+prog_works () {
+  ./prog <t/a.in >out.a && echo 13 >expect.a && test_cmp expect.a out.a &&
+  ./prog <t/b.in >out.b && echo 21 >expect.b && test_cmp expect.b out.b
+}
+
+# fresh NAME [MAKE-ARGS...]: a new project NAME with its own cache, cd
+# there and build it once: one miss, one search, one entry.
+fresh () {
+  name=$1; shift
+  project "$name" && cd "$name" &&
+  MAXCODE_CACHE_DIR="$TRASH/cache-$name" && export MAXCODE_CACHE_DIR &&
+  run_make "$@" >out 2>err && prog_works &&
+  expect_stat misses 1 && expect_stat searches 1 && test "$(entries)" = 1
+}
+
+# expect_miss [MAKE-ARGS...]: make again; it must miss, search and store
+# a second entry, and the build must still work.
+expect_miss () {
+  run_make "$@" >out 2>err && prog_works &&
+  expect_stat misses 2 && expect_stat hits 0 &&
+  expect_stat searches 2 && expect_stat stores 2 &&
+  test "$(entries)" = 2
+}
+
+# expect_hit [MAKE-ARGS...]: make again; it must hit and not search.
+expect_hit () {
+  run_make "$@" >out 2>err && prog_works &&
+  expect_stat hits 1 && expect_stat misses 1 && expect_stat searches 1 &&
+  test "$(entries)" = 1
+}
+
+test_expect_success 'a change to the source misses' '
+  fresh source &&
+  echo "/* changed */" >>src/hot.c &&
+  expect_miss
+'
+
+test_expect_success 'a change to an included header misses' '
+  fresh header &&
+  echo "static int twice(int x) { return 3 * x; }" >src/util.h &&
+  run_make >out 2>err &&
+  expect_stat misses 2 && expect_stat hits 0 &&
+  expect_stat searches 2 && expect_stat stores 2 &&
+  ./prog <t/a.in >out.a && echo 19 >expect.a && test_cmp expect.a out.a &&
+  run_make >out 2>err &&
+  expect_stat hits 1 && expect_stat searches 2
+'
+
+test_expect_success 'a change of CFLAGS misses' '
+  fresh flags CFLAGS=-O2 &&
+  expect_miss CFLAGS=-O1
+'
+
+test_expect_success 'a change of the compiler command misses' '
+  fresh compiler CC=cc &&
+  expect_miss CC=gcc
+'
+
+test_expect_success 'a change to a link file misses' '
+  fresh link &&
+  echo "/* changed */" >>extra.c &&
+  expect_miss
+'
+
+test_expect_success 'a change to an input file misses' '
+  fresh input &&
+  printf "10 0\n" >t/b.in &&
+  expect_miss
+'
+
+test_expect_success 'a new file matched by the inputs glob misses' '
+  fresh newinput &&
+  printf "0\n" >t/c.in &&
+  expect_miss
+'
+
+test_expect_success 'budget=4 then budget=5 misses' '
+  fresh budget OPT=budget=4 &&
+  expect_miss OPT=budget=5
+'
+
+test_expect_success 'min-speedup misses' '
+  fresh minspeedup &&
+  expect_miss OPT=min-speedup=1.1
+'
+
+test_expect_success 'metric=instructions misses' '
+  fresh metric &&
+  expect_miss OPT=metric=instructions
+'
+
+test_expect_success 'compare=stdout misses' '
+  fresh compare &&
+  expect_miss OPT=compare=stdout
+'
+
+test_expect_success 'tolerance=1e-6 misses' '
+  fresh tolerance &&
+  expect_miss OPT=tolerance=1e-6
+'
+
+test_expect_success 'args=-n misses' '
+  fresh args &&
+  expect_miss OPT=args=-n
+'
+
+test_expect_success 'test-cppflags misses' '
+  fresh cppflags &&
+  expect_miss OPT=test-cppflags=-DSMALL
+'
+
+test_expect_success 'a change to an unrelated file hits' '
+  fresh unrelated &&
+  echo notes >notes.txt &&
+  echo "#define UNUSED 1" >src/other.h &&
+  expect_hit
+'
+
+test_expect_success 'touching the source without changing it hits' '
+  fresh touched &&
+  touch src/hot.c src/util.h t/a.in extra.c &&
+  expect_hit
+'
+
+test_done
