@@ -30,11 +30,44 @@ mc_spawn_result_release(struct mc_spawn_result *r)
     mc_buf_release(&r->err);
 }
 
+/* PATH without Bear's compiler-wrapper directories, into OUT. */
+static enum mc_code
+scrub_path(const char *path, struct mc_buf *out)
+{
+    const char *p = path;
+    size_t start = out->len;
+
+    while (*p) {
+        size_t n = strcspn(p, ":");
+        if (!memmem(p, n, "bear", 4)) {
+            if (out->len > start)
+                mc_buf_addc(out, ':');
+            mc_buf_add(out, p, n);
+        }
+        p += n;
+        p += *p == ':';
+    }
+    return mc_buf_status(out);
+}
+
 char *
 mc_spawn_which(const char *name)
 {
-    const char *path = getenv("PATH"), *p;
+    struct mc_buf path = MC_BUF_INIT;
+    const char *env = getenv("PATH");
+    char *res = NULL;
+
+    if (!scrub_path(env ? env : "/usr/bin:/bin", &path))
+        res = mc_spawn_which_in(name, path.s);
+    mc_buf_release(&path);
+    return res;
+}
+
+char *
+mc_spawn_which_in(const char *name, const char *path)
+{
     struct mc_buf b = MC_BUF_INIT;
+    const char *p;
 
     if (strchr(name, '/'))
         return mc_strdup(name);
@@ -61,22 +94,11 @@ mc_spawn_env(struct mc_strv *out)
             !strncmp(*e, "INTERCEPT_", 10))
             continue;
         if (!strncmp(*e, "PATH=", 5) && strstr(*e, "bear")) {
-            /* Drop Bear's compiler-wrapper directories from PATH. */
             struct mc_buf b = MC_BUF_INIT;
-            const char *p = *e + 5;
 
             mc_buf_adds(&b, "PATH=");
-            while (*p) {
-                size_t n = strcspn(p, ":");
-                if (!memmem(p, n, "bear", 4)) {
-                    if (b.len > 5)
-                        mc_buf_addc(&b, ':');
-                    mc_buf_add(&b, p, n);
-                }
-                p += n;
-                p += *p == ':';
-            }
-            if (mc_strv_push_owned(out, mc_buf_detach(&b, NULL)))
+            if (scrub_path(*e + 5, &b) ||
+                mc_strv_push_owned(out, mc_buf_detach(&b, NULL)))
                 return MC_ENOMEM;
             continue;
         }
@@ -84,6 +106,16 @@ mc_spawn_env(struct mc_strv *out)
             return MC_ENOMEM;
     }
     return MC_OK;
+}
+
+/* The value of PATH in ENVP, or NULL. */
+static const char *
+env_path(char *const *envp)
+{
+    for (; envp && *envp; envp++)
+        if (!strncmp(*envp, "PATH=", 5))
+            return *envp + 5;
+    return NULL;
 }
 
 static double
@@ -147,13 +179,15 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     char *exe = NULL;
     pid_t pid;
 
-    exe = mc_spawn_which(argv[0]);
-    if (!exe) {
-        rc = mc_err_set(err, MC_ENOENT, "cannot find '%s' on PATH", argv[0]);
-        goto out;
-    }
     if (!(o && o->envp) && mc_spawn_env(&env)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* Resolve through the child's PATH: Bear's wrappers are not on it. */
+    exe = mc_spawn_which_in(argv[0], env_path(o && o->envp ? o->envp
+                                                         : env.v));
+    if (!exe) {
+        rc = mc_err_set(err, MC_ENOENT, "cannot find '%s' on PATH", argv[0]);
         goto out;
     }
     if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {

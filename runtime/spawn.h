@@ -47,8 +47,12 @@ enum mc_code mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
 /* The environment for children, built from ours: see above. */
 enum mc_code mc_spawn_env(struct mc_strv *out);
 
-/* NAME resolved through PATH as execvp would, or NULL; free with
- * mc_free(). A NAME with a slash is returned as is. */
+/* NAME resolved as execvp would through PATH less Bear's wrapper
+ * directories, or NULL; free with mc_free(). A NAME with a slash is
+ * returned as is. */
 char *mc_spawn_which(const char *name);
+
+/* The same, searching the colon-separated PATH (NULL: /usr/bin:/bin). */
+char *mc_spawn_which_in(const char *name, const char *path);
 
 #endif /* MC_SPAWN_H */

@@ -67,7 +67,7 @@ test_cache__flipped_byte_is_caught(void)
     struct mc_entry e, got;
     struct mc_err err = MC_ERR_INIT;
     struct mc_buf path = MC_BUF_INIT;
-    char byte;
+    char byte = 0;
     int fd;
 
     mc_cache_init(&c, dir, &err);
