@@ -350,26 +350,49 @@ mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
     mc_buf_release(&path);
 }
 
+/*
+ * Lock the file at PATH. A lock file can be removed (by clean or trim)
+ * between our open() and flock(); then we hold a lock nobody else sees.
+ * So once locked, check that PATH is still the file we hold, and retry
+ * if not. With NONBLOCK, MC_EINVAL means someone else holds it.
+ */
 static enum mc_code
-lock_path(const char *path, int *fd, struct mc_err *err)
+lock_file(const char *path, int nonblock, int *fd, struct mc_err *err)
 {
     enum mc_code rc = mc_file_mkdirs_for(path, err);
 
     if (rc)
         return rc;
-    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (*fd < 0)
-        return mc_err_set(err, MC_EIO, "cannot open lock '%s': %s", path,
-                          strerror(errno));
-    while (flock(*fd, LOCK_EX)) {
-        if (errno != EINTR) {
+    for (;;) {
+        struct stat held, now;
+
+        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (*fd < 0)
+            return mc_err_set(err, MC_EIO, "cannot open lock '%s': %s",
+                              path, strerror(errno));
+        if (flock(*fd, LOCK_EX | (nonblock ? LOCK_NB : 0))) {
+            int e = errno;
+
             close(*fd);
             *fd = -1;
+            if (e == EINTR)
+                continue;
+            if (e == EWOULDBLOCK)
+                return MC_EINVAL;
             return mc_err_set(err, MC_EIO, "cannot lock '%s': %s", path,
-                              strerror(errno));
+                              strerror(e));
         }
+        if (fstat(*fd, &held) == 0 && stat(path, &now) == 0 &&
+            held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+            return MC_OK;
+        close(*fd); /* removed or replaced meanwhile: lock the new one */
     }
-    return MC_OK;
+}
+
+static enum mc_code
+lock_path(const char *path, int *fd, struct mc_err *err)
+{
+    return lock_file(path, 0, fd, err);
 }
 
 enum mc_code
@@ -640,18 +663,23 @@ mc_cache_items_release(struct mc_cache_items *items)
     memset(items, 0, sizeof(*items));
 }
 
-/* Remove KEY's entry and its lock file (when no one holds it). */
+/* Remove an entry, and its lock file when no search holds it. */
 static void
 remove_entry(const char *path)
 {
     char lock[PATH_MAX];
     size_t n = strlen(path);
+    int fd;
 
     unlink(path);
     if (n > 4 && n < sizeof(lock)) {
         memcpy(lock, path, n - 4);
         memcpy(lock + n - 4, ".lock", 6);
-        unlink(lock);
+        if (access(lock, F_OK) == 0 &&
+            lock_file(lock, 1, &fd, NULL) == MC_OK) {
+            unlink(lock);
+            close(fd);
+        }
     }
 }
 

@@ -6,7 +6,8 @@
  *   DIR/ab/cd/<key>.mce      an entry (key = 32 hex digits, ab cd = its
  *                            first four)
  *   DIR/ab/cd/<key>.lock     per-key lock: one search per key at a time
- *   DIR/ab/cd/.<key>.tmp.*   an entry being written (never read)
+ *   DIR/ab/cd/.<key>.mce.tmp.<pid>.<random>
+ *                            an entry being written (never read)
  *   DIR/stats, stats.lock    counters, updated under the lock
  *
  * Entry format (all integers little-endian; doc/internals/cache.md):
@@ -23,8 +24,9 @@
  *   length   = u64
  *   trailer  = XXH3-128 of header and payload             ; 16 bytes
  * MANI is the manifest (JSON), VARI the variant source, INCL the include
- * records, one per line: 32 hex digits (XXH3-128 of the file), a space,
- * the path. Unknown tags are skipped. An entry is written to a temporary
+ * records, one per line: 32 hex digits (mc_hash_file_hex() of the file:
+ * XXH3-128 over its bytes framed as the key field "file"), a space, the
+ * path. Unknown tags are skipped. An entry is written to a temporary
  * file in its directory and renamed into place, so a reader sees either
  * the whole old entry, the whole new one, or none. A reader that finds a
  * bad magic, version, length, key or checksum counts it (`corrupt`),

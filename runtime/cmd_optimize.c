@@ -9,10 +9,13 @@
  *
  * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS]
  *                         [--mode MODE] [--] SOURCE [KEY=VALUE...]
- * Without --cc/--flags the compiler and flags come from the compile DB or
- * the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS). The variant
- * path is printed on stdout. A failure keeps the original: the exit
- * status is 0 unless MAXCODE_STRICT=1.
+ * The compiler and flags come from --cc and --flags, else from the
+ * compile DB or the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS)
+ * and the cflags option. MODE (default MAXCODE_MODE): off prints SOURCE;
+ * cache prints the variant on a hit and SOURCE on a miss, never
+ * searching; verify re-checks a hit; optimize searches on a miss; refresh
+ * searches again. The path to compile is printed on stdout. A failure
+ * keeps the original: the exit status is 0 unless MAXCODE_STRICT=1.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -271,17 +274,36 @@ mc_cmd_optimize(int argc, char **argv)
         if (!mc_log_parse_level(mc_conf_get(&t.conf, MC_SET_LOG), &level))
             mc_log_set_level(level);
     }
+    if (o.mode && mc_conf_check(MC_SET_MODE, o.mode, "--mode", &err)) {
+        mc_error("%s", err.msg);
+        status = MC_EXIT_USAGE;
+        goto out;
+    }
     mode = o.mode ? o.mode : mc_conf_get(&t.conf, MC_SET_MODE);
+    if (!strcmp(mode, "off")) {
+        printf("%s\n", t.source);
+        status = 0;
+        goto out;
+    }
+    /* The rules pass what make resolved; by hand, each may be given. */
+    if (mc_target_resolve_build(&t, env_var, NULL, &from_db, &err)) {
+        mc_error("%s: %s", t.source, err.msg);
+        goto out;
+    }
     if (o.cc) {
+        mc_free(t.compiler);
         t.compiler = mc_strdup(o.cc);
-        if (!t.compiler ||
-            (o.flags && mc_shell_split(o.flags, &t.flags, &err))) {
+    }
+    if (o.flags) {
+        mc_strv_release(&t.flags);
+        if (mc_shell_split(o.flags, &t.flags, &err)) {
             mc_error("--flags: %s", err.msg);
             status = MC_EXIT_USAGE;
             goto out;
         }
-    } else if (mc_target_resolve_build(&t, env_var, NULL, &from_db, &err)) {
-        mc_error("%s: %s", t.source, err.msg);
+    }
+    if (!t.compiler) {
+        mc_error("out of memory");
         goto out;
     }
     if (mc_target_key(&t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
@@ -315,6 +337,17 @@ mc_cmd_optimize(int argc, char **argv)
     }
     mc_entry_release(&e);
     mc_entry_init(&e);
+    if (!strcmp(mode, "cache")) {
+        /* Never search; a miss is SOURCE itself. */
+        printf("%s\n", t.source);
+        status = 0;
+        goto out;
+    }
+    if (!strcmp(mode, "verify")) {
+        /* The entry went away since make looked: keep the original. */
+        store = 0;
+        reason = "the entry to verify is gone";
+    }
     if (mc_file_read(t.source, &src, &err)) {
         mc_error("cannot read '%s'", t.source);
         goto out;

@@ -137,7 +137,7 @@ expand_globs(const char *name, const char *value, struct mc_strv *out,
     enum mc_code rc = MC_OK;
     size_t i, j;
 
-    if (split_list(value, " \t", &pats)) {
+    if (split_list(value, " \t,", &pats)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
@@ -192,7 +192,7 @@ check_files(const char *value, struct mc_strv *out, struct mc_err *err)
     enum mc_code rc = MC_OK;
     size_t i;
 
-    if (split_list(value, " \t", &words)) {
+    if (split_list(value, " \t,", &words)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
@@ -614,6 +614,9 @@ mc_target_key(const struct mc_target *t, int trace,
     snprintf(version, sizeof(version), "%d", MC_ENTRY_VERSION);
     mc_hash_field_str(&h, "entry-format", version);
     mc_hash_field_str(&h, "lang", lang_names[t->lang]);
+    /* The path matters: the variant's #line and include rewriting name
+     * it, and two copies of a file in two directories are two units. */
+    mc_hash_field_str(&h, "source-name", t->source);
     if (t->text.cap)
         mc_hash_field(&h, "source", t->text.s, t->text.len);
     else if ((rc = mc_hash_field_file(&h, "source", t->source, err)))
