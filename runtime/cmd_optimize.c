@@ -93,7 +93,7 @@ static enum mc_code
 record_includes(const struct mc_target *t, struct mc_buf *out,
                 struct mc_err *err)
 {
-    struct mc_spawn_opts so = {NULL, NULL, NULL, 120, 0};
+    struct mc_spawn_opts so = {.timeout_s = 120};
     struct mc_spawn_result r;
     struct mc_strv argv = MC_STRV_INIT, deps = MC_STRV_INIT;
     struct mc_buf word = MC_BUF_INIT;

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -129,7 +130,7 @@ now_s(void)
 
 /* Keep at most CAP bytes of what arrives on FD in B; 0 at EOF. */
 static int
-drain(int fd, struct mc_buf *b, size_t cap)
+drain(int fd, struct mc_buf *b, size_t cap, int *truncated)
 {
     char chunk[8192];
     ssize_t n = read(fd, chunk, sizeof(chunk));
@@ -138,16 +139,18 @@ drain(int fd, struct mc_buf *b, size_t cap)
         return errno == EINTR || errno == EAGAIN ? 1 : 0;
     if (n == 0)
         return 0;
+    if (b->len + (size_t)n > cap)
+        *truncated = 1;
     if (b->len < cap)
         mc_buf_add(b, chunk,
                    (size_t)n < cap - b->len ? (size_t)n : cap - b->len);
     return 1;
 }
 
-/* In the child: never returns. */
+/* In the child: never returns. EXEC_FD closes on a successful exec. */
 static void
 child(char *const argv[], const char *exe, char *const *envp,
-      const struct mc_spawn_opts *o, int out_fd, int err_fd)
+      const struct mc_spawn_opts *o, int out_fd, int err_fd, int exec_fd)
 {
     int in_fd;
 
@@ -160,10 +163,14 @@ child(char *const argv[], const char *exe, char *const *envp,
     if (o && o->cwd && chdir(o->cwd))
         _exit(126);
     signal(SIGPIPE, SIG_DFL);
+    if (o && o->child_setup && o->child_setup(o->setup_ctx))
+        _exit(125);
     /* The raw system call: an LD_PRELOAD interposer (Bear) in our own
      * process does not see it. */
     syscall(SYS_execve, exe, argv, envp);
     dprintf(2, "maxcode: cannot run '%s': %s\n", exe, strerror(errno));
+    if (write(exec_fd, "x", 1) < 0)
+        _exit(127);
     _exit(127);
 }
 
@@ -174,7 +181,9 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     struct mc_strv env = MC_STRV_INIT;
     size_t cap = o && o->out_cap ? o->out_cap : (1u << 20);
     double t0 = now_s(), timeout = o ? o->timeout_s : 0;
-    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, open_fds, wstatus = 0;
+    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
+    int open_fds, wstatus = 0;
+    struct rusage ru;
     enum mc_code rc = MC_OK;
     char *exe = NULL;
     pid_t pid;
@@ -190,7 +199,8 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
         rc = mc_err_set(err, MC_ENOENT, "cannot find '%s' on PATH", argv[0]);
         goto out;
     }
-    if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+    if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) ||
+        pipe2(execp, O_CLOEXEC)) {
         rc = mc_err_set(err, MC_EIO, "cannot create a pipe: %s",
                         strerror(errno));
         goto out;
@@ -202,11 +212,22 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     }
     if (pid == 0)
         child(argv, exe, o && o->envp ? o->envp : env.v, o, outp[1],
-              errp[1]);
+              errp[1], execp[1]);
     setpgid(pid, pid); /* also in the parent: no race with kill() */
     close(outp[1]);
     close(errp[1]);
-    outp[1] = errp[1] = -1;
+    close(execp[1]);
+    outp[1] = errp[1] = execp[1] = -1;
+    {
+        /* The clock starts when the exec happened (the close-on-exec pipe
+         * reads EOF): set-up in the child is not the program's time. */
+        char c;
+        while (read(execp[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        close(execp[0]);
+        execp[0] = -1;
+        t0 = now_s();
+    }
     open_fds = 2;
     while (open_fds) {
         struct pollfd pf[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
@@ -230,19 +251,22 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
             break;
         if (n <= 0)
             continue;
-        if (pf[0].revents && !drain(outp[0], &r->out, cap)) {
+        if (pf[0].revents && !drain(outp[0], &r->out, cap, &r->truncated)) {
             close(outp[0]);
             outp[0] = -1;
             open_fds--;
         }
-        if (pf[1].revents && !drain(errp[0], &r->err, cap)) {
+        if (pf[1].revents && !drain(errp[0], &r->err, cap, &r->truncated)) {
             close(errp[0]);
             errp[0] = -1;
             open_fds--;
         }
     }
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+    memset(&ru, 0, sizeof(ru));
+    while (wait4(pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
         ;
+    r->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+    r->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     /* Anything the child left behind in its group goes too. */
     kill(-pid, SIGKILL);
     r->wall_s = now_s() - t0;
@@ -264,6 +288,10 @@ out:
         close(errp[0]);
     if (errp[1] >= 0)
         close(errp[1]);
+    if (execp[0] >= 0)
+        close(execp[0]);
+    if (execp[1] >= 0)
+        close(execp[1]);
     mc_strv_release(&env);
     mc_free(exe);
     return rc;

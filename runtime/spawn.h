@@ -21,6 +21,11 @@ struct mc_spawn_opts {
     const char *stdin_path;   /* NULL: /dev/null */
     double timeout_s;         /* 0: none */
     size_t out_cap;           /* bytes kept of each stream; 0: 1 MiB */
+    /* Called in the child after its descriptors and directory are set,
+     * just before exec; a nonzero return aborts the child (status 125)
+     * with the message it wrote to stderr. */
+    int (*child_setup)(void *ctx);
+    void *setup_ctx;
 };
 
 struct mc_spawn_result {
@@ -29,7 +34,9 @@ struct mc_spawn_result {
     int signaled;     /* killed by signal SIG */
     int sig;
     int timed_out;    /* we killed it at the timeout */
-    double wall_s;
+    int truncated;    /* an output stream was cut at the cap */
+    double wall_s;    /* from the exec to the exit */
+    double user_s, sys_s; /* CPU time of the child (not its orphans) */
     struct mc_buf out, err;  /* captured stdout and stderr */
 };
 

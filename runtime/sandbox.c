@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sandbox.c: scratch directories, the child's isolation (network
+ * namespace, Landlock, rlimits, privilege drop), the environment
+ * allow-list, and sweeping leftover processes.
+ */
+#include "mc_setup.h"
+#include "sandbox.h"
+#include "alloc.h"
+#include "buf.h"
+#include "strv.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/landlock.h>
+
+#define MB (1024ULL * 1024)
+
+/* Landlock write rights of ABI 1 (all that Debian 12's header has; newer
+ * kernels accept them unchanged). */
+#define LL_WRITE                                                            \
+    (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |        \
+     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |        \
+     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |            \
+     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |          \
+     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+
+struct setup {
+    const struct mc_sandbox *sb;
+    const char *write_dir;
+    int untrusted, no_as_limit;
+    double timeout_s;
+};
+
+static int
+landlock_abi(void)
+{
+#ifdef SYS_landlock_create_ruleset
+    return (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
+                        LANDLOCK_CREATE_RULESET_VERSION);
+#else
+    return -1;
+#endif
+}
+
+/* Allow writes only beneath DIR (and to /dev/null). */
+static int
+restrict_writes(const char *dir)
+{
+#ifdef SYS_landlock_create_ruleset
+    struct landlock_ruleset_attr attr = {.handled_access_fs = LL_WRITE};
+    struct landlock_path_beneath_attr rule;
+    int rs, ok;
+
+    rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+    if (rs < 0)
+        return -1;
+    rule.allowed_access = LL_WRITE;
+    rule.parent_fd = open(dir, O_PATH | O_CLOEXEC);
+    ok = rule.parent_fd >= 0 &&
+         syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
+                 &rule, 0) == 0;
+    if (rule.parent_fd >= 0)
+        close(rule.parent_fd);
+    rule.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE;
+    rule.parent_fd = open("/dev/null", O_PATH | O_CLOEXEC);
+    if (ok && rule.parent_fd >= 0)
+        ok = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
+                     &rule, 0) == 0;
+    if (rule.parent_fd >= 0)
+        close(rule.parent_fd);
+    ok = ok && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         syscall(SYS_landlock_restrict_self, rs, 0) == 0;
+    close(rs);
+    return ok ? 0 : -1;
+#else
+    (void)dir;
+    return -1;
+#endif
+}
+
+static void
+limit(int resource, rlim_t value)
+{
+    struct rlimit rl = {value, value};
+
+    setrlimit(resource, &rl);
+}
+
+/* Runs in the child, just before exec. */
+static int
+child_setup(void *ctx)
+{
+    const struct setup *s = ctx;
+    rlim_t cpu = (rlim_t)s->timeout_s + 2;
+
+    if (s->sb->netns && unshare(CLONE_NEWNET)) {
+        dprintf(2, "maxcode: sandbox: cannot cut the network: %s\n",
+                strerror(errno));
+        return -1;
+    }
+    if (s->sb->landlock && restrict_writes(s->write_dir)) {
+        dprintf(2, "maxcode: sandbox: cannot restrict writes: %s\n",
+                strerror(errno));
+        return -1;
+    }
+    limit(RLIMIT_CPU, cpu);
+    limit(RLIMIT_CORE, 0);
+    limit(RLIMIT_FSIZE, s->untrusted ? 256 * MB : 1024 * MB);
+    limit(RLIMIT_NOFILE, s->untrusted ? 256 : 1024);
+    if (!s->no_as_limit)
+        limit(RLIMIT_AS, s->untrusted ? 4096 * MB : 8192 * MB);
+    if (s->untrusted && s->sb->drop) {
+        if (setgroups(0, NULL) || setgid(s->sb->gid) ||
+            setuid(s->sb->uid)) {
+            dprintf(2, "maxcode: sandbox: cannot drop privileges: %s\n",
+                    strerror(errno));
+            return -1;
+        }
+    }
+    if (s->untrusted)
+        limit(RLIMIT_NPROC, 64);
+    return 0;
+}
+
+/* Can a child make a network namespace? Tried once, in a child. */
+static int
+probe_netns(void)
+{
+    int status = 0;
+    pid_t pid = fork();
+
+    if (pid == 0)
+        _exit(unshare(CLONE_NEWNET) ? 1 : 0);
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+enum mc_code
+mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct mc_buf path = MC_BUF_INIT;
+    struct passwd *pw;
+
+    memset(sb, 0, sizeof(*sb));
+    mc_buf_addf(&path, "%s/maxcode-eval-XXXXXX",
+                tmp && *tmp == '/' ? tmp : "/tmp");
+    if (mc_buf_status(&path))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (!mkdtemp(path.s)) {
+        enum mc_code rc = mc_err_set(err, MC_EIO, "cannot create '%s': %s",
+                                     path.s, strerror(errno));
+        mc_buf_release(&path);
+        return rc;
+    }
+    chmod(path.s, 0711);
+    sb->root = mc_buf_detach(&path, NULL);
+    if (geteuid() == 0) {
+        pw = getpwnam("nobody");
+        sb->drop = 1;
+        sb->uid = pw ? pw->pw_uid : 65534;
+        sb->gid = pw ? pw->pw_gid : 65534;
+    }
+    sb->netns = probe_netns();
+    sb->landlock = landlock_abi() >= 1;
+    /* Orphans of our children come to us, so that none escapes. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    return MC_OK;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        return rmdir(path) ? 0 : 0;
+    return unlink(path) ? 0 : 0;
+}
+
+void
+mc_sandbox_rmtree(const char *path)
+{
+    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void
+mc_sandbox_release(struct mc_sandbox *sb)
+{
+    mc_sandbox_sweep();
+    if (sb->root)
+        mc_sandbox_rmtree(sb->root);
+    mc_free(sb->root);
+    memset(sb, 0, sizeof(*sb));
+}
+
+enum mc_code
+mc_sandbox_dir(struct mc_sandbox *sb, const char *name, int untrusted,
+               char **path, struct mc_err *err)
+{
+    struct mc_buf p = MC_BUF_INIT;
+
+    *path = NULL;
+    mc_buf_addf(&p, "%s/%s-%u", sb->root, name, ++sb->serial);
+    if (mc_buf_status(&p))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (mkdir(p.s, 0700) ||
+        (untrusted && sb->drop && chown(p.s, sb->uid, sb->gid))) {
+        enum mc_code rc = mc_err_set(err, MC_EIO, "cannot create '%s': %s",
+                                     p.s, strerror(errno));
+        mc_buf_release(&p);
+        return rc;
+    }
+    if (!untrusted || !sb->drop)
+        chmod(p.s, 0755);
+    *path = mc_buf_detach(&p, NULL);
+    return MC_OK;
+}
+
+/* Our children, from /proc: the PIDs whose parent we are. */
+static size_t
+children(pid_t *out, size_t cap)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    pid_t me = getpid();
+    size_t n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d)) != NULL && n < cap) {
+        char path[300], buf[512], *p;
+        ssize_t len;
+        int fd;
+        long ppid;
+
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        len = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (len <= 0)
+            continue;
+        buf[len] = '\0';
+        /* "pid (comm) state ppid ...": comm may hold spaces and ')'. */
+        p = strrchr(buf, ')');
+        if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+            continue;
+        if (ppid == me)
+            out[n++] = (pid_t)atol(de->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+void
+mc_sandbox_sweep(void)
+{
+    pid_t kids[256];
+    int round;
+
+    for (round = 0; round < 100; round++) {
+        size_t i, n = children(kids, MC_ARRAY_SIZE(kids));
+
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        if (!n)
+            return;
+        for (i = 0; i < n; i++) {
+            kill(-kids[i], SIGKILL);
+            kill(kids[i], SIGKILL);
+        }
+        for (i = 0; i < n; i++)
+            waitpid(kids[i], NULL, 0);
+    }
+}
+
+/* The allow-listed environment for a run in directory CWD. */
+static enum mc_code
+make_env(const char *cwd, char *const *extra, struct mc_strv *env)
+{
+    static const char *const keep[] = {"PATH=", "LANG=", "TZ=", "TERM="};
+    struct mc_strv all = MC_STRV_INIT;
+    struct mc_buf b = MC_BUF_INIT;
+    enum mc_code rc;
+    size_t i, k;
+
+    rc = mc_spawn_env(&all); /* PATH already without Bear's wrappers */
+    for (i = 0; !rc && i < all.n; i++)
+        for (k = 0; k < MC_ARRAY_SIZE(keep); k++)
+            if (!strncmp(all.v[i], keep[k], strlen(keep[k])))
+                rc = mc_strv_push(env, all.v[i]);
+    mc_strv_release(&all);
+    mc_buf_addf(&b, "HOME=%s", cwd);
+    if (!rc)
+        rc = mc_strv_push(env, b.s);
+    mc_buf_reset(&b);
+    mc_buf_addf(&b, "TMPDIR=%s", cwd);
+    if (!rc)
+        rc = mc_strv_push(env, b.s);
+    if (!rc)
+        rc = mc_strv_push(env, "LC_ALL=C");
+    for (i = 0; !rc && extra && extra[i]; i++)
+        rc = mc_strv_push(env, extra[i]);
+    mc_buf_release(&b);
+    return rc ? MC_ENOMEM : MC_OK;
+}
+
+enum mc_code
+mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
+               const struct mc_sandbox_opts *o, struct mc_spawn_result *r,
+               struct mc_err *err)
+{
+    struct mc_strv env = MC_STRV_INIT;
+    struct setup s;
+    struct mc_spawn_opts so;
+    enum mc_code rc;
+
+    s.sb = sb;
+    s.write_dir = o->cwd ? o->cwd : sb->root;
+    s.untrusted = o->untrusted;
+    s.no_as_limit = o->no_as_limit;
+    s.timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
+    if (make_env(s.write_dir, o->env, &env))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    memset(&so, 0, sizeof(so));
+    so.cwd = s.write_dir;
+    so.envp = env.v;
+    so.stdin_path = o->stdin_path;
+    so.timeout_s = s.timeout_s;
+    so.out_cap = o->out_cap;
+    so.child_setup = child_setup;
+    so.setup_ctx = &s;
+    rc = mc_spawn(argv, &so, r, err);
+    mc_sandbox_sweep();
+    mc_strv_release(&env);
+    return rc;
+}
+
+const char *
+mc_sandbox_describe(const struct mc_sandbox *sb)
+{
+    static char text[320];
+
+    snprintf(text, sizeof(text),
+             "network: %s; writes: %s; user: %s; limits: cpu, address "
+             "space 4 GiB, file size 256 MiB, 256 files, 64 processes; "
+             "timeout kills the process group; leftovers swept",
+             sb->netns ? "cut (new network namespace)"
+                       : "NOT cut (no network namespace allowed here)",
+             sb->landlock ? "only the run directory (Landlock)"
+                          : "NOT restricted (no Landlock here)",
+             sb->drop ? "nobody (dropped from root)" : "the invoking user");
+    return text;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sandbox.h: where candidate code is built and run. Candidate code is
+ * untrusted: a model wrote it, or a user handed it to `maxcode eval`.
+ *
+ * A sandbox is a scratch directory (mode 0711) made for one evaluation
+ * and removed after it. Each run goes through mc_sandbox_run(), which
+ * starts the command through mc_spawn() (own process group, wall-clock
+ * timeout that kills the group, capped output) and, in the child before
+ * exec:
+ *   - cuts the network: a new, empty network namespace (when the OS lets
+ *     us create one: as root, or where user namespaces are allowed);
+ *   - restricts writes with Landlock (Linux >= 5.13) to the run's own
+ *     directory and /dev/null; reads stay allowed;
+ *   - sets rlimits: CPU time, address space, file size, open files,
+ *     processes, no core files;
+ *   - for untrusted runs as root, drops to the unprivileged user
+ *     "nobody", so the process limit holds and root-owned files are out
+ *     of reach.
+ * The environment is an allow-list (PATH without Bear's wrappers, HOME
+ * and TMPDIR inside the run directory, LC_ALL=C, and what the caller
+ * adds): no API key or token gets through.
+ *
+ * The process is a child subreaper, so processes that escape the group
+ * (a double fork, setsid) are reparented to it; after every run,
+ * mc_sandbox_sweep() kills and reaps every descendant left. What the
+ * sandbox cannot stop is listed in doc/internals/eval.md.
+ */
+#ifndef MC_SANDBOX_H
+#define MC_SANDBOX_H
+
+#include <sys/types.h>
+#include "spawn.h"
+#include "status.h"
+
+struct mc_sandbox {
+    char *root;        /* the scratch directory */
+    int drop;          /* untrusted runs switch to UID/GID */
+    uid_t uid;
+    gid_t gid;
+    int netns;         /* runs get a new network namespace */
+    int landlock;      /* writes are restricted with Landlock */
+    unsigned serial;   /* for run directory names */
+};
+
+struct mc_sandbox_opts {
+    const char *cwd;          /* a directory made by mc_sandbox_dir() */
+    const char *stdin_path;   /* NULL: /dev/null */
+    double timeout_s;         /* wall clock; 0: 60 s */
+    int untrusted;            /* candidate code: drop privileges */
+    int no_as_limit;          /* sanitizer builds reserve huge shadows */
+    char *const *env;         /* extra NAME=VALUE strings, or NULL */
+    size_t out_cap;           /* bytes kept per stream; 0: 1 MiB */
+};
+
+/* Make a scratch directory under $TMPDIR (or /tmp) and find out which
+ * isolation this OS allows. Release with mc_sandbox_release(). */
+enum mc_code mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err);
+
+/* Kill what is left, remove the scratch directory, free SB. */
+void mc_sandbox_release(struct mc_sandbox *sb);
+
+/*
+ * Make a fresh directory NAME-N inside the sandbox (N counts up), owned
+ * by the unprivileged user when UNTRUSTED and the sandbox drops
+ * privileges. *PATH is freed by the caller with mc_free().
+ */
+enum mc_code mc_sandbox_dir(struct mc_sandbox *sb, const char *name,
+                            int untrusted, char **path, struct mc_err *err);
+
+/* Run ARGV as described above; R as for mc_spawn(). Leftover processes
+ * are swept before it returns. */
+enum mc_code mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
+                            const struct mc_sandbox_opts *o,
+                            struct mc_spawn_result *r, struct mc_err *err);
+
+/* Kill and reap every descendant of this process. */
+void mc_sandbox_sweep(void);
+
+/* A one-line account of the isolation in force, for feedback records
+ * ("network: cut (network namespace); writes: ..."). Static storage. */
+const char *mc_sandbox_describe(const struct mc_sandbox *sb);
+
+/* Remove the directory tree at PATH (best effort). */
+void mc_sandbox_rmtree(const char *path);
+
+#endif /* MC_SANDBOX_H */
