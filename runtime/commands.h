@@ -10,6 +10,7 @@
 #define MC_EXIT_USAGE 2
 
 int mc_cmd_optimize(int argc, char **argv);
+int mc_cmd_eval(int argc, char **argv);
 int mc_cmd_show(int argc, char **argv);
 int mc_cmd_stats(int argc, char **argv);
 int mc_cmd_cache(int argc, char **argv);

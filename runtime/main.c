@@ -26,6 +26,7 @@
 static const char usage_text[] =
     "usage: maxcode --version | --help | --plugin-path\n"
     "       maxcode optimize SOURCE [KEY=VALUE...]\n"
+    "       maxcode eval SOURCE CANDIDATE [KEY=VALUE...] [--json]\n"
     "       maxcode show SOURCE-or-KEY [--json]\n"
     "       maxcode stats [--json] [--zero]\n"
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
@@ -46,6 +47,10 @@ static const char help_text[] =
     "                   search for a faster SOURCE and cache the result;\n"
     "                   prints the variant path (the generated rules run "
     "it)\n"
+    "  eval SOURCE CANDIDATE [KEY=VALUE...] [--json] [--no-time]\n"
+    "                   judge one candidate file against SOURCE: build, "
+    "check,\n"
+    "                   time; print its feedback record\n"
     "  show SOURCE-or-KEY [--json]\n"
     "                   the manifest of a cache entry (for SOURCE: its "
     "newest)\n"
@@ -189,6 +194,7 @@ static const struct command commands[] = {
     {"--plugin-path", cmd_plugin_path},
     {"config", cmd_config},
     {"optimize", mc_cmd_optimize},
+    {"eval", mc_cmd_eval},
     {"show", mc_cmd_show},
     {"stats", mc_cmd_stats},
     {"cache", mc_cmd_cache},

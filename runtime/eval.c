@@ -1,0 +1,1248 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * eval.c: building, differential checking and timing of candidates.
+ * See eval.h for the sequence and doc/internals/eval.md for why.
+ */
+#include "mc_setup.h"
+#include "eval.h"
+#include "alloc.h"
+#include "file.h"
+#include "log.h"
+#include "mark.h"
+#include "variant.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sys/file.h>
+#include <time.h>
+
+#define OUT_CAP      (4u << 20)  /* bytes of output kept per stream */
+#define DIAG_LINES   30          /* compiler diagnostics kept */
+#define MIN_PAIRS    8           /* the first 99% interval needs 8 */
+#define MAX_PAIRS    40
+#define ALPHA        0.01        /* two-sided: 99% intervals */
+#define SAN_EXIT     86          /* exit status of a sanitizer report */
+
+const char *
+mc_verdict_name(enum mc_verdict v)
+{
+    static const char *const names[] = {"correct", "incorrect",
+                                        "compile-error", "timeout",
+                                        "crash", "rejected"};
+    return names[v];
+}
+
+static double
+wall_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void
+mc_feedback_init(struct mc_feedback *fb)
+{
+    memset(fb, 0, sizeof(*fb));
+    mc_buf_init(&fb->detail);
+    mc_buf_init(&fb->diagnostics);
+    fb->verdict = MC_VERDICT_REJECTED;
+}
+
+void
+mc_feedback_release(struct mc_feedback *fb)
+{
+    mc_buf_release(&fb->detail);
+    mc_buf_release(&fb->diagnostics);
+    mc_feedback_init(fb);
+}
+
+static void
+run_out_release(struct mc_run_out *o)
+{
+    mc_buf_release(&o->out);
+    mc_buf_release(&o->err);
+    mc_buf_release(&o->file);
+}
+
+/* ---- output comparison ---- */
+
+double
+mc_eval_strip_times(struct mc_buf *b)
+{
+    static const char tag[] = "maxcode-time:";
+    double sum = -1;
+    size_t r = 0, w = 0;
+
+    while (r < b->len) {
+        const char *line = b->s + r;
+        const char *nl = memchr(line, '\n', b->len - r);
+        size_t n = nl ? (size_t)(nl - line) + 1 : b->len - r;
+
+        if (n >= sizeof(tag) - 1 && !memcmp(line, tag, sizeof(tag) - 1)) {
+            double v = strtod(line + sizeof(tag) - 1, NULL);
+            if (isfinite(v) && v >= 0)
+                sum = (sum < 0 ? 0 : sum) + v;
+        } else {
+            memmove(b->s + w, line, n);
+            w += n;
+        }
+        r += n;
+    }
+    b->len = w;
+    if (b->cap)
+        b->s[w] = '\0';
+    return sum;
+}
+
+/* Line number (1-based) at offset OFF of S. */
+static size_t
+line_at(const char *s, size_t off)
+{
+    size_t i, line = 1;
+
+    for (i = 0; i < off; i++)
+        line += s[i] == '\n';
+    return line;
+}
+
+/* Append the line of S (LEN bytes) that holds OFF, cut to 120 bytes. */
+static void
+add_line(struct mc_buf *b, const char *s, size_t len, size_t off)
+{
+    size_t start = off, end = off;
+
+    while (start > 0 && s[start - 1] != '\n')
+        start--;
+    while (end < len && s[end] != '\n')
+        end++;
+    mc_buf_addc(b, '\'');
+    mc_buf_add(b, s + start, end - start > 120 ? 120 : end - start);
+    mc_buf_adds(b, end - start > 120 ? "...'" : "'");
+}
+
+/* A number starts at S[I]: an optional sign, digits or '.', or inf/nan. */
+static int
+number_at(const char *s, size_t len, size_t i, double *v, size_t *n)
+{
+    char tmp[64], *end;
+    size_t k;
+
+    if (i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '.' ||
+                  s[i - 1] == '_'))
+        return 0;
+    for (k = 0; k + 1 < sizeof(tmp) && i + k < len; k++) {
+        char c = s[i + k];
+        if (!(isalnum((unsigned char)c) || c == '.' || c == '+' || c == '-'))
+            break;
+        tmp[k] = c;
+    }
+    tmp[k] = '\0';
+    if (!k || !(isdigit((unsigned char)tmp[0]) || tmp[0] == '.' ||
+                tmp[0] == '-' || tmp[0] == '+' || tmp[0] == 'i' ||
+                tmp[0] == 'n' || tmp[0] == 'I' || tmp[0] == 'N'))
+        return 0;
+    *v = strtod(tmp, &end);
+    if (end == tmp)
+        return 0;
+    *n = (size_t)(end - tmp);
+    return 1;
+}
+
+int
+mc_eval_compare(const char *orig, size_t olen, const char *cand,
+                size_t clen, double rel, double abs_tol, struct mc_buf *diff)
+{
+    size_t i = 0, j = 0;
+
+    while (i < olen && j < clen) {
+        double a, b;
+        size_t na, nb;
+
+        if (rel >= 0 && number_at(orig, olen, i, &a, &na) &&
+            number_at(cand, clen, j, &b, &nb)) {
+            int ok;
+            if (isfinite(a))
+                ok = isfinite(b) && (fabs(a - b) <= abs_tol ||
+                                     fabs(a - b) <= rel * fmax(fabs(a),
+                                                               fabs(b)));
+            else
+                ok = (isnan(a) && isnan(b)) || a == b;
+            if (!ok)
+                goto differ;
+            i += na;
+            j += nb;
+            continue;
+        }
+        if (orig[i] != cand[j])
+            goto differ;
+        i++;
+        j++;
+    }
+    if (i == olen && j == clen)
+        return 1;
+differ:
+    if (diff) {
+        mc_buf_addf(diff, "line %zu: expected ", line_at(orig, i));
+        if (i < olen)
+            add_line(diff, orig, olen, i);
+        else
+            mc_buf_adds(diff, "end of output");
+        mc_buf_adds(diff, ", got ");
+        if (j < clen)
+            add_line(diff, cand, clen, j);
+        else
+            mc_buf_adds(diff, "end of output");
+    }
+    return 0;
+}
+
+/* ---- statistics ---- */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+int
+mc_eval_median_ci(double *x, size_t n, double alpha, double *median,
+                  double *low, double *high)
+{
+    double tail = 0, p;
+    size_t k = 0, i;
+
+    if (!n)
+        return -1;
+    qsort(x, n, sizeof(*x), cmp_double);
+    *median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    /* Largest k with P(Bin(n, 1/2) < k) <= alpha/2: the interval
+     * [x_(k), x_(n-k+1)] (1-based) covers the median with 1 - alpha. */
+    p = pow(0.5, (double)n); /* P(X = 0) */
+    for (i = 0; i < n / 2; i++) {
+        if (tail + p > alpha / 2)
+            break;
+        tail += p;
+        k = i + 1;
+        p = p * (double)(n - i) / (double)(i + 1);
+    }
+    if (!k) {
+        *low = x[0];
+        *high = x[n - 1];
+        return -1;
+    }
+    *low = x[k - 1];
+    *high = x[n - k];
+    return 0;
+}
+
+/* (p90 - p10) / median of N sorted values. */
+static double
+spread(const double *x, size_t n)
+{
+    double med = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+
+    if (n < 2 || med <= 0)
+        return 0;
+    return (x[(size_t)(0.9 * (double)(n - 1))] -
+            x[(size_t)(0.1 * (double)(n - 1))]) / med;
+}
+
+/* ---- building ---- */
+
+/* Keep the first DIAG_LINES lines of compiler output in B. */
+static void
+trim_diagnostics(const struct mc_buf *in, struct mc_buf *b)
+{
+    size_t i, lines = 0;
+
+    for (i = 0; i < in->len && lines < DIAG_LINES; i++) {
+        mc_buf_addc(b, in->s[i]);
+        lines += in->s[i] == '\n';
+    }
+    if (i < in->len)
+        mc_buf_adds(b, "[... more diagnostics cut ...]\n");
+}
+
+/*
+ * Compile SRC (with the target's link files) into EXE with EXTRA flags
+ * (a NULL-terminated list, may be NULL). On a compiler error, DIAG gets
+ * its trimmed output and MC_EINVAL is returned.
+ */
+static enum mc_code
+build(struct mc_eval *ev, const char *src, const char *exe,
+      const char *const *extra, const char *dir, struct mc_buf *diag,
+      struct mc_err *err)
+{
+    struct mc_target *t = ev->t;
+    struct mc_strv argv = MC_STRV_INIT;
+    struct mc_sandbox_opts so;
+    struct mc_spawn_result r;
+    enum mc_code rc;
+    char cwd[PATH_MAX];
+    size_t i;
+
+    mc_spawn_result_init(&r);
+    rc = mc_shell_split(t->compiler, &argv, err);
+    if (!rc && !argv.n)
+        rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
+    if (rc)
+        goto out;
+    mc_strv_extend(&argv, &t->flags);
+    for (i = 0; extra && extra[i]; i++)
+        mc_strv_push(&argv, extra[i]);
+    mc_strv_push(&argv, "-o");
+    mc_strv_push(&argv, exe);
+    mc_strv_push(&argv, src);
+    /* Link files are named relative to make's directory. */
+    for (i = 0; i < t->link.n; i++) {
+        if (t->link.v[i][0] == '/' || !getcwd(cwd, sizeof(cwd))) {
+            mc_strv_push(&argv, t->link.v[i]);
+        } else {
+            struct mc_buf p = MC_BUF_INIT;
+            mc_buf_addf(&p, "%s/%s", cwd, t->link.v[i]);
+            mc_strv_push_owned(&argv, mc_buf_detach(&p, NULL));
+        }
+    }
+    if (t->lang != MC_LANG_CUDA)
+        mc_strv_push(&argv, "-lm");
+    if (!argv.v || argv.v[argv.n - 1] == NULL) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    memset(&so, 0, sizeof(so));
+    so.cwd = dir;
+    so.timeout_s = 300;
+    so.out_cap = 1u << 20;
+    rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);
+    if (rc)
+        goto out;
+    if (r.timed_out || !r.exited || r.status) {
+        mc_buf_reset(diag);
+        if (r.timed_out)
+            mc_buf_adds(diag, "the compiler timed out\n");
+        trim_diagnostics(&r.err, diag);
+        trim_diagnostics(&r.out, diag);
+        rc = MC_EINVAL;
+    }
+out:
+    mc_spawn_result_release(&r);
+    mc_strv_release(&argv);
+    return rc;
+}
+
+/* ---- running ---- */
+
+struct run_spec {
+    const char *exe;
+    const char *input;    /* stdin, or NULL */
+    double timeout_s;
+    int untrusted;
+    int sanitized;        /* ASan/UBSan build */
+    const char *tool;     /* "perf", "valgrind" or NULL */
+    const char *shell_cmd;/* run `sh -c` this with MAXCODE_EXE=exe */
+};
+
+struct run_result {
+    struct mc_run_out o;
+    int timed_out, signaled, sig, truncated;
+    double seconds;       /* harness time, else wall time */
+    double instructions;  /* with a tool */
+};
+
+/* Parse an instruction count out of perf's or valgrind's report. */
+static double
+parse_instructions(const char *text, const char *tool)
+{
+    const char *p;
+
+    if (!strcmp(tool, "perf")) {
+        /* perf stat -x, : "12345,,instructions:u,..." */
+        for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+            if (isdigit((unsigned char)*p) && strstr(p, "instructions"))
+                return strtod(p, NULL);
+        return -1;
+    }
+    p = strstr(text, "Collected : ");
+    return p ? strtod(p + 12, NULL) : -1;
+}
+
+/* Run SPEC in a fresh directory; what `compare=file:NAME` names is read
+ * back before the directory goes. */
+static enum mc_code
+run_once(struct mc_eval *ev, const struct run_spec *spec,
+         struct run_result *res, struct mc_err *err)
+{
+    const char *cmp = mc_target_get(ev->t, MC_OPT_COMPARE);
+    struct mc_strv argv = MC_STRV_INIT, env = MC_STRV_INIT;
+    struct mc_sandbox_opts so;
+    struct mc_spawn_result r;
+    struct mc_buf b = MC_BUF_INIT;
+    enum mc_code rc;
+    char *dir = NULL;
+
+    memset(res, 0, sizeof(*res));
+    mc_buf_init(&res->o.out);
+    mc_buf_init(&res->o.err);
+    mc_buf_init(&res->o.file);
+    mc_spawn_result_init(&r);
+    rc = mc_sandbox_dir(&ev->sb, "run", spec->untrusted, &dir, err);
+    if (rc)
+        goto out;
+    if (spec->shell_cmd) {
+        mc_strv_push(&argv, "/bin/sh");
+        mc_strv_push(&argv, "-c");
+        mc_strv_push(&argv, spec->shell_cmd);
+        mc_buf_addf(&b, "MAXCODE_EXE=%s", spec->exe);
+        mc_strv_push(&env, b.s);
+        mc_buf_reset(&b);
+        {
+            char cwd[PATH_MAX];
+            if (getcwd(cwd, sizeof(cwd))) {
+                mc_buf_addf(&b, "MAXCODE_SRCDIR=%s", cwd);
+                mc_strv_push(&env, b.s);
+            }
+        }
+    } else {
+        if (spec->tool && !strcmp(spec->tool, "perf")) {
+            mc_strv_push(&argv, "perf");
+            mc_strv_push(&argv, "stat");
+            mc_strv_push(&argv, "-x,");
+            mc_strv_push(&argv, "-e");
+            mc_strv_push(&argv, "instructions:u");
+            mc_strv_push(&argv, "--");
+        } else if (spec->tool) {
+            mc_strv_push(&argv, "valgrind");
+            mc_strv_push(&argv, "--tool=callgrind");
+            mc_strv_push(&argv, "--callgrind-out-file=/dev/null");
+        }
+        mc_strv_push(&argv, spec->exe);
+        if (mc_shell_split(mc_target_get(ev->t, MC_OPT_ARGS), &argv, NULL))
+            goto oom;
+    }
+    if (spec->sanitized) {
+        mc_strv_push(&env, "ASAN_OPTIONS=detect_leaks=0:exitcode=86:"
+                           "allocator_may_return_null=0:"
+                           "max_allocation_size_mb=4096");
+        mc_strv_push(&env, "UBSAN_OPTIONS=halt_on_error=1:exitcode=86:"
+                           "print_stacktrace=0");
+    }
+    if (!argv.v || !argv.v[argv.n - 1])
+        goto oom;
+    memset(&so, 0, sizeof(so));
+    so.cwd = dir;
+    so.stdin_path = spec->input;
+    so.timeout_s = spec->timeout_s;
+    so.untrusted = spec->untrusted;
+    so.no_as_limit = spec->sanitized || (spec->tool != NULL);
+    so.env = env.v;
+    so.out_cap = OUT_CAP;
+    rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);
+    if (rc)
+        goto out;
+    res->timed_out = r.timed_out;
+    res->signaled = r.signaled;
+    res->sig = r.sig;
+    res->truncated = r.truncated;
+    res->o.status = r.exited ? r.status : 128 + r.sig;
+    res->seconds = r.wall_s;
+    if (spec->tool) {
+        res->instructions = parse_instructions(r.err.s, spec->tool);
+        mc_buf_reset(&r.err); /* the tool's report is not the output */
+    }
+    {
+        double t1 = mc_eval_strip_times(&r.out);
+        double t2 = mc_eval_strip_times(&r.err);
+        if (t1 >= 0 || t2 >= 0)
+            res->seconds = (t1 > 0 ? t1 : 0) + (t2 > 0 ? t2 : 0);
+    }
+    mc_buf_add(&res->o.out, r.out.s, r.out.len);
+    mc_buf_add(&res->o.err, r.err.s, r.err.len);
+    if (!strncmp(cmp, "file:", 5)) {
+        mc_buf_reset(&b);
+        mc_buf_addf(&b, "%s/%s", dir, cmp + 5);
+        if (mc_file_read(b.s, &res->o.file, NULL))
+            res->o.file_missing = 1;
+    }
+    if (mc_buf_status(&res->o.out) || mc_buf_status(&res->o.err) ||
+        mc_buf_status(&res->o.file))
+        goto oom;
+    goto out;
+oom:
+    rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+out:
+    if (dir) {
+        mc_sandbox_rmtree(dir); /* nothing a run leaves reaches another */
+        mc_free(dir);
+    }
+    mc_spawn_result_release(&r);
+    mc_strv_release(&argv);
+    mc_strv_release(&env);
+    mc_buf_release(&b);
+    return rc;
+}
+
+/* Compare run output CAND with the reference REF as `compare` says;
+ * on a difference, DIFF tells the first one. */
+static int
+same_output(struct mc_eval *ev, const struct mc_run_out *ref,
+            const struct mc_run_out *cand, struct mc_buf *diff)
+{
+    const char *cmp = mc_target_get(ev->t, MC_OPT_COMPARE);
+    const char *tol = mc_target_get(ev->t, MC_OPT_TOLERANCE);
+    double rel = -1, abs_tol = 0;
+
+    if (*tol) {
+        rel = strtod(tol, NULL);
+        if (strchr(tol, '/'))
+            abs_tol = strtod(strchr(tol, '/') + 1, NULL);
+    }
+    if (ref->status != cand->status) {
+        mc_buf_addf(diff, "exit status %d, expected %d", cand->status,
+                    ref->status);
+        return 0;
+    }
+    if ((!strcmp(cmp, "stdout") || !strcmp(cmp, "both")) &&
+        !mc_eval_compare(ref->out.s, ref->out.len, cand->out.s,
+                         cand->out.len, rel, abs_tol, diff)) {
+        mc_buf_adds(diff, " (stdout)");
+        return 0;
+    }
+    if ((!strcmp(cmp, "stderr") || !strcmp(cmp, "both")) &&
+        !mc_eval_compare(ref->err.s, ref->err.len, cand->err.s,
+                         cand->err.len, rel, abs_tol, diff)) {
+        mc_buf_adds(diff, " (stderr)");
+        return 0;
+    }
+    if (!strncmp(cmp, "file:", 5)) {
+        if (cand->file_missing != ref->file_missing) {
+            mc_buf_addf(diff, "file '%s' %s", cmp + 5,
+                        cand->file_missing ? "was not written"
+                                           : "was written unexpectedly");
+            return 0;
+        }
+        if (!mc_eval_compare(ref->file.s, ref->file.len, cand->file.s,
+                             cand->file.len, rel, abs_tol, diff)) {
+            mc_buf_addf(diff, " (file %s)", cmp + 5);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The input of run I, or NULL (one run, no stdin). */
+static const char *
+input_of(struct mc_eval *ev, size_t i)
+{
+    return ev->t->inputs.n ? ev->t->inputs.v[i] : NULL;
+}
+
+static const char *
+input_name(struct mc_eval *ev, size_t i)
+{
+    return ev->t->inputs.n ? ev->t->inputs.v[i] : "(no input)";
+}
+
+/* ---- the original ---- */
+
+enum mc_code
+mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
+             struct mc_err *err)
+{
+    const char *cap = getenv("MAXCODE_TIMING_CAP");
+    enum mc_code rc;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->t = t;
+    mc_buf_init(&ev->orig_text);
+    ev->cache_dir = mc_strdup(cache_dir);
+    if (!ev->cache_dir)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    ev->n_runs = t->inputs.n ? t->inputs.n : 1;
+    ev->timing_cap_s = cap && atof(cap) > 0 ? atof(cap) : 20;
+    rc = mc_sandbox_init(&ev->sb, err);
+    if (rc)
+        return rc;
+    ev->ref = mc_calloc(ev->n_runs, sizeof(*ev->ref));
+    if (!ev->ref)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    return MC_OK;
+}
+
+void
+mc_eval_release(struct mc_eval *ev)
+{
+    size_t i;
+
+    for (i = 0; ev->ref && i < ev->n_runs; i++)
+        run_out_release(&ev->ref[i]);
+    mc_free(ev->ref);
+    mc_sandbox_release(&ev->sb);
+    mc_buf_release(&ev->orig_text);
+    mc_free(ev->orig_test);
+    mc_free(ev->orig_time);
+    mc_free(ev->cache_dir);
+    memset(ev, 0, sizeof(*ev));
+}
+
+/* The test-cppflags as a NULL-terminated list in SV (SV.v may be NULL:
+ * then the list is empty). */
+static const char *const *
+test_flags(struct mc_eval *ev, struct mc_strv *sv)
+{
+    static const char *const none[] = {NULL};
+
+    mc_shell_split(mc_target_get(ev->t, MC_OPT_TEST_CPPFLAGS), sv, NULL);
+    return sv->n ? (const char *const *)sv->v : none;
+}
+
+/* Build SRC for tests and for timing into DIR; the two are one
+ * executable when there are no test-cppflags. */
+static enum mc_code
+build_pair(struct mc_eval *ev, const char *src, const char *dir,
+           char **test_exe, char **time_exe, struct mc_buf *diag,
+           struct mc_err *err)
+{
+    struct mc_strv tf = MC_STRV_INIT;
+    struct mc_buf p = MC_BUF_INIT;
+    enum mc_code rc;
+
+    *test_exe = *time_exe = NULL;
+    mc_buf_addf(&p, "%s/test.exe", dir);
+    *test_exe = mc_buf_detach(&p, NULL);
+    rc = *test_exe ? build(ev, src, *test_exe, test_flags(ev, &tf), dir,
+                           diag, err)
+                   : MC_ENOMEM;
+    if (!rc && tf.n) {
+        mc_buf_addf(&p, "%s/time.exe", dir);
+        *time_exe = mc_buf_detach(&p, NULL);
+        rc = *time_exe ? build(ev, src, *time_exe, NULL, dir, diag, err)
+                       : MC_ENOMEM;
+    } else if (!rc) {
+        *time_exe = mc_strdup(*test_exe);
+    }
+    mc_strv_release(&tf);
+    if (rc == MC_ENOMEM || (!rc && !*time_exe))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    return rc;
+}
+
+/* Run EXE once per input; the outputs go to OUTS (may be NULL) and the
+ * slowest run's seconds to *SLOWEST. */
+static enum mc_code
+run_inputs(struct mc_eval *ev, const char *exe, int untrusted,
+           int sanitized, double timeout, struct run_result *res,
+           size_t i, struct mc_err *err)
+{
+    struct run_spec spec;
+
+    memset(&spec, 0, sizeof(spec));
+    spec.exe = exe;
+    spec.input = input_of(ev, i);
+    spec.timeout_s = timeout;
+    spec.untrusted = untrusted;
+    spec.sanitized = sanitized;
+    return run_once(ev, &spec, res, err);
+}
+
+static void
+result_release(struct run_result *res)
+{
+    run_out_release(&res->o);
+}
+
+/* One timing sample of EXE: the sum over the bench inputs. */
+static enum mc_code
+time_sample(struct mc_eval *ev, const char *exe, double timeout,
+            double *seconds, int *failed, struct mc_err *err)
+{
+    const struct mc_strv *bench = &ev->t->bench_inputs;
+    size_t i, n = bench->n ? bench->n : 1;
+    enum mc_code rc = MC_OK;
+
+    *seconds = 0;
+    *failed = 0;
+    for (i = 0; i < n && !rc; i++) {
+        struct run_spec spec;
+        struct run_result res;
+
+        memset(&spec, 0, sizeof(spec));
+        spec.exe = exe;
+        spec.input = bench->n ? bench->v[i] : NULL;
+        spec.timeout_s = timeout;
+        spec.untrusted = 1;
+        rc = run_once(ev, &spec, &res, err);
+        if (!rc && (res.timed_out || res.signaled))
+            *failed = 1;
+        *seconds += res.seconds;
+        result_release(&res);
+    }
+    return rc;
+}
+
+/* Instructions of EXE over the bench inputs, with perf or valgrind. */
+static enum mc_code
+count_instructions(struct mc_eval *ev, const char *exe, double *count,
+                   struct mc_err *err)
+{
+    const struct mc_strv *bench = &ev->t->bench_inputs;
+    size_t i, n = bench->n ? bench->n : 1;
+    enum mc_code rc = MC_OK;
+
+    if (!ev->instr_tool) {
+        /* Probe once: perf counts only where the kernel lets it. */
+        struct run_spec spec;
+        struct run_result res;
+
+        memset(&spec, 0, sizeof(spec));
+        spec.exe = "/bin/true";
+        spec.tool = "perf";
+        spec.timeout_s = 30;
+        ev->instr_tool = 2;
+        if (run_once(ev, &spec, &res, err) == MC_OK &&
+            res.instructions > 0)
+            ev->instr_tool = 1;
+        result_release(&res);
+        mc_err_clear(err);
+    }
+    *count = 0;
+    for (i = 0; i < n && !rc; i++) {
+        struct run_spec spec;
+        struct run_result res;
+
+        memset(&spec, 0, sizeof(spec));
+        spec.exe = exe;
+        spec.input = bench->n ? bench->v[i] : NULL;
+        spec.timeout_s = 600;
+        spec.untrusted = 1;
+        spec.tool = ev->instr_tool == 1 ? "perf" : "valgrind";
+        rc = run_once(ev, &spec, &res, err);
+        if (!rc && res.instructions < 0)
+            rc = mc_err_set(err, MC_EIO, "%s reported no instruction count",
+                            spec.tool);
+        *count += res.instructions;
+        result_release(&res);
+    }
+    return rc;
+}
+
+static int
+metric_is_instructions(struct mc_eval *ev)
+{
+    return !strcmp(mc_target_get(ev->t, MC_OPT_METRIC), "instructions");
+}
+
+static int timing_lock(struct mc_eval *ev);
+static double timing_timeout(struct mc_eval *ev);
+
+/* The baseline: the original alone, under the timing lock; the median
+ * of 5 samples after a warm-up (or its instruction count). */
+static enum mc_code
+time_original(struct mc_eval *ev, struct mc_err *err)
+{
+    double s[5], med, lo, hi;
+    enum mc_code rc = MC_OK;
+    int lock, failed = 0, i;
+
+    lock = timing_lock(ev);
+    if (metric_is_instructions(ev)) {
+        rc = count_instructions(ev, ev->orig_time, &ev->baseline_s, err);
+    } else {
+        rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &s[0],
+                         &failed, err);
+        for (i = 0; !rc && !failed && i < 5; i++)
+            rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &s[i],
+                             &failed, err);
+        if (!rc && failed)
+            rc = mc_err_set(err, MC_EINVAL, "the original's timing build "
+                            "timed out or crashed on its bench inputs");
+        if (!rc) {
+            mc_eval_median_ci(s, 5, ALPHA, &med, &lo, &hi);
+            ev->baseline_s = med;
+        }
+    }
+    if (lock >= 0)
+        close(lock);
+    return rc;
+}
+
+enum mc_code
+mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
+{
+    struct mc_buf diag = MC_BUF_INIT;
+    enum mc_code rc;
+    char *dir = NULL;
+    size_t i;
+
+    if (ev->ready)
+        return MC_OK;
+    if (ev->t->text.cap)
+        rc = mc_buf_add(&ev->orig_text, ev->t->text.s, ev->t->text.len);
+    else
+        rc = mc_file_read(ev->t->source, &ev->orig_text, err);
+    if (rc)
+        return mc_err_set(err, rc, "cannot read '%s'", ev->t->source);
+    rc = mc_sandbox_dir(&ev->sb, "original", 0, &dir, err);
+    if (rc)
+        goto out;
+    {
+        char cwd[PATH_MAX];
+        struct mc_buf src = MC_BUF_INIT;
+
+        if (ev->t->source[0] != '/' && getcwd(cwd, sizeof(cwd)))
+            mc_buf_addf(&src, "%s/", cwd);
+        mc_buf_adds(&src, ev->t->source);
+        rc = build_pair(ev, src.s, dir, &ev->orig_test, &ev->orig_time,
+                        &diag, err);
+        mc_buf_release(&src);
+    }
+    if (rc == MC_EINVAL) {
+        mc_buf_rtrim(&diag);
+        rc = mc_err_set(err, MC_EINVAL, "the original does not build: "
+                        "%.200s", diag.s);
+    }
+    if (rc)
+        goto out;
+    for (i = 0; i < ev->n_runs; i++) {
+        struct run_result a, b;
+        struct mc_buf diff = MC_BUF_INIT;
+        int same;
+
+        rc = run_inputs(ev, ev->orig_test, 0, 0, 120, &a, i, err);
+        if (!rc)
+            rc = run_inputs(ev, ev->orig_test, 0, 0, 120, &b, i, err);
+        if (rc)
+            goto out;
+        if (a.timed_out) {
+            rc = mc_err_set(err, MC_EINVAL, "the original timed out on %s",
+                            input_name(ev, i));
+        } else if (a.signaled) {
+            rc = mc_err_set(err, MC_EINVAL, "the original crashed (signal "
+                            "%d) on %s", a.sig, input_name(ev, i));
+        } else {
+            same = same_output(ev, &a.o, &b.o, &diff);
+            if (!same)
+                rc = mc_err_set(err, MC_EINVAL, "the original's output "
+                                "differs between two runs on %s (%s): it "
+                                "cannot judge a candidate",
+                                input_name(ev, i), diff.s);
+        }
+        if (a.seconds > ev->orig_run_s)
+            ev->orig_run_s = a.seconds;
+        mc_buf_release(&diff);
+        ev->ref[i] = a.o;
+        memset(&a.o, 0, sizeof(a.o));
+        result_release(&b);
+        if (rc)
+            goto out;
+    }
+    rc = time_original(ev, err);
+    if (!rc)
+        ev->ready = 1;
+out:
+    mc_buf_release(&diag);
+    mc_free(dir);
+    return rc;
+}
+
+/* The timing phase's machine-wide lock (blocking). */
+static int
+timing_lock(struct mc_eval *ev)
+{
+    struct mc_buf p = MC_BUF_INIT;
+    int fd;
+
+    mc_buf_addf(&p, "%s/timing.lock", ev->cache_dir);
+    mkdir(ev->cache_dir, 0777);
+    fd = mc_buf_status(&p) ? -1
+                           : open(p.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    mc_buf_release(&p);
+    if (fd >= 0)
+        while (flock(fd, LOCK_EX) && errno == EINTR)
+            ;
+    return fd;
+}
+
+/* Per-run timeout of timing runs: generous against the original. */
+static double
+timing_timeout(struct mc_eval *ev)
+{
+    double t = 20 * ev->orig_run_s * (double)(ev->t->bench_inputs.n
+                                                   ? ev->t->bench_inputs.n
+                                                   : 1);
+    return t < 10 ? 10 : t;
+}
+
+/*
+ * One interleaved round of A (original) against B (candidate): pairs in
+ * ABBA order until the 99% interval decides against MIN_SPEEDUP, MAX_PAIRS
+ * pairs, or the time cap. Fills T's figures; returns whether it promotes.
+ */
+static enum mc_code
+ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
+         struct mc_timing *t, int *promoted, int *failed,
+         struct mc_err *err)
+{
+    double a[MAX_PAIRS], b[MAX_PAIRS], ratio[MAX_PAIRS], tmp[MAX_PAIRS];
+    double timeout = timing_timeout(ev), start = wall_now(), med, lo, hi;
+    enum mc_code rc = MC_OK;
+    size_t n = 0;
+
+    *promoted = 0;
+    *failed = 0;
+    while (n < MAX_PAIRS) {
+        int fa = 0, fb = 0;
+
+        if (n % 2 == 0) {
+            rc = time_sample(ev, ev->orig_time, timeout, &a[n], &fa, err);
+            if (!rc)
+                rc = time_sample(ev, cand, timeout, &b[n], &fb, err);
+        } else {
+            rc = time_sample(ev, cand, timeout, &b[n], &fb, err);
+            if (!rc)
+                rc = time_sample(ev, ev->orig_time, timeout, &a[n], &fa,
+                                 err);
+        }
+        if (rc)
+            return rc;
+        if (fb) {
+            *failed = 1;
+            return MC_OK;
+        }
+        ratio[n] = b[n] > 0 ? a[n] / b[n] : 0;
+        n++;
+        if (n < MIN_PAIRS)
+            continue;
+        memcpy(tmp, ratio, n * sizeof(*tmp));
+        mc_eval_median_ci(tmp, n, ALPHA, &med, &lo, &hi);
+        if (lo > min_speedup || hi < min_speedup || hi < 1.0 ||
+            (hi - lo) / med < 0.03 || wall_now() - start > ev->timing_cap_s)
+            break;
+    }
+    memcpy(tmp, ratio, n * sizeof(*tmp));
+    mc_eval_median_ci(tmp, n, ALPHA, &med, &lo, &hi);
+    t->pairs = n;
+    t->median = med;
+    t->ci_low = lo;
+    t->ci_high = hi;
+    qsort(a, n, sizeof(*a), cmp_double);
+    qsort(b, n, sizeof(*b), cmp_double);
+    t->orig_s = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+    t->cand_s = n % 2 ? b[n / 2] : (b[n / 2 - 1] + b[n / 2]) / 2;
+    t->orig_spread = spread(a, n);
+    t->cand_spread = spread(b, n);
+    /* The promotion rule: the whole 99% interval above 1 (the candidate
+     * is faster beyond the noise) and the median at least min-speedup. */
+    *promoted = lo > 1.0 && med >= min_speedup;
+    return MC_OK;
+}
+
+/* Time CAND against the original: warm-up, a round, and when it
+ * promotes, a fresh confirmation round. */
+static enum mc_code
+time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
+               struct mc_err *err)
+{
+    struct mc_timing *t = &fb->timing;
+    double min_speedup = atof(mc_target_get(ev->t, MC_OPT_MIN_SPEEDUP));
+    double warm;
+    enum mc_code rc;
+    int lock, promoted = 0, failed = 0, wf = 0;
+
+    lock = timing_lock(ev);
+    t->start = wall_now();
+    mc_verbose("timing: start %.6f %s", t->start, ev->t->source);
+    if (metric_is_instructions(ev)) {
+        double ci = 0, oi = 0, ci2 = 0;
+
+        rc = count_instructions(ev, ev->orig_time, &oi, err);
+        if (!rc)
+            rc = count_instructions(ev, cand, &ci, err);
+        if (!rc)
+            rc = count_instructions(ev, cand, &ci2, err);
+        if (rc)
+            goto out;
+        t->pairs = 1;
+        t->orig_s = oi;
+        t->cand_s = ci;
+        t->median = t->ci_low = t->ci_high = ci > 0 ? oi / ci : 0;
+        t->promoted = t->median >= min_speedup;
+        /* Deterministic: the confirmation is the same count again. */
+        t->confirmed = t->promoted && ci2 == ci;
+        t->confirmed_speedup = t->confirmed ? t->median : 0;
+        t->done = 1;
+        goto out;
+    }
+    /* Warm-up: one run of each, discarded (caches, page faults). */
+    rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &warm, &wf,
+                     err);
+    if (!rc)
+        rc = time_sample(ev, cand, timing_timeout(ev), &warm, &wf, err);
+    if (rc)
+        goto out;
+    if (wf) {
+        fb->verdict = MC_VERDICT_TIMEOUT;
+        mc_buf_adds(&fb->detail, "the timing build timed out or crashed");
+        goto out;
+    }
+    rc = ab_round(ev, cand, min_speedup, t, &promoted, &failed, err);
+    if (rc)
+        goto out;
+    if (failed) {
+        fb->verdict = MC_VERDICT_TIMEOUT;
+        mc_buf_adds(&fb->detail, "a timing run timed out or crashed");
+        goto out;
+    }
+    t->done = 1;
+    t->promoted = promoted;
+    if (promoted) {
+        struct mc_timing again;
+
+        memset(&again, 0, sizeof(again));
+        rc = ab_round(ev, cand, min_speedup, &again, &promoted, &failed,
+                      err);
+        if (rc)
+            goto out;
+        t->confirmed = promoted && !failed;
+        t->confirmed_speedup = t->confirmed ? again.median : 0;
+    }
+out:
+    t->end = wall_now();
+    mc_verbose("timing: end %.6f %s", t->end, ev->t->source);
+    if (lock >= 0)
+        close(lock);
+    return rc;
+}
+
+/* Run EXE on every input and compare with the reference; sets FB's
+ * verdict and detail on the first failure. Returns 1 if all match. */
+static int
+check_runs(struct mc_eval *ev, const char *exe, int sanitized,
+           struct mc_feedback *fb, const char *when, struct mc_err *err)
+{
+    double timeout = 10 * ev->orig_run_s + 5;
+    size_t i;
+
+    for (i = 0; i < ev->n_runs; i++) {
+        struct run_result res;
+        struct mc_buf diff = MC_BUF_INIT;
+        int ok = 1;
+
+        if (run_inputs(ev, exe, 1, sanitized, sanitized ? 4 * timeout
+                                                        : timeout,
+                       &res, i, err))
+            return 0;
+        if (res.timed_out) {
+            fb->verdict = MC_VERDICT_TIMEOUT;
+            mc_buf_addf(&fb->detail, "%s: timed out after %.1f s%s",
+                        input_name(ev, i), sanitized ? 4 * timeout : timeout,
+                        when);
+            ok = 0;
+        } else if (sanitized && (res.o.status == SAN_EXIT ||
+                                 strstr(res.o.err.s, "runtime error:") ||
+                                 strstr(res.o.err.s, "Sanitizer"))) {
+            const char *rep = strstr(res.o.err.s, "runtime error:");
+            if (!rep)
+                rep = strstr(res.o.err.s, "ERROR: ");
+            fb->verdict = MC_VERDICT_INCORRECT;
+            mc_buf_addf(&fb->detail, "%s: sanitizer report: %.200s",
+                        input_name(ev, i), rep ? rep : res.o.err.s);
+            ok = 0;
+        } else if (res.signaled && !(ev->ref[i].status == 128 + res.sig)) {
+            fb->verdict = MC_VERDICT_CRASH;
+            mc_buf_addf(&fb->detail, "%s: killed by signal %d (%s)%s",
+                        input_name(ev, i), res.sig, strsignal(res.sig),
+                        when);
+            ok = 0;
+        } else if (!sanitized && !same_output(ev, &ev->ref[i], &res.o,
+                                              &diff)) {
+            fb->verdict = MC_VERDICT_INCORRECT;
+            mc_buf_addf(&fb->detail, "%s: %s%s", input_name(ev, i), diff.s,
+                        when);
+            ok = 0;
+        }
+        mc_buf_release(&diff);
+        result_release(&res);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* The user's check command, with MAXCODE_EXE naming the candidate. */
+static int
+run_check(struct mc_eval *ev, const char *exe, struct mc_feedback *fb,
+          struct mc_err *err)
+{
+    const char *check = mc_target_get(ev->t, MC_OPT_CHECK);
+    struct run_spec spec;
+    struct run_result res;
+    int ok;
+
+    if (!*check)
+        return 1;
+    memset(&spec, 0, sizeof(spec));
+    spec.exe = exe;
+    spec.shell_cmd = check;
+    spec.timeout_s = 120;
+    spec.untrusted = 1;
+    if (run_once(ev, &spec, &res, err))
+        return 0;
+    ok = !res.timed_out && res.o.status == 0;
+    if (!ok) {
+        mc_buf_rtrim(&res.o.err);
+        fb->verdict = MC_VERDICT_INCORRECT;
+        mc_buf_addf(&fb->detail, "check '%s' %s: %.200s", check,
+                    res.timed_out ? "timed out" : "failed", res.o.err.s);
+    }
+    result_release(&res);
+    return ok;
+}
+
+enum mc_code
+mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
+                  int sanitize, int time_it, struct mc_feedback *fb,
+                  struct mc_err *err)
+{
+    struct mc_err fe = MC_ERR_INIT;
+    struct mc_buf src = MC_BUF_INIT, path = MC_BUF_INIT;
+    char *dir = NULL, *test_exe = NULL, *time_exe = NULL;
+    enum mc_code rc;
+
+    fb->metric = mc_target_get(ev->t, MC_OPT_METRIC);
+    fb->sandbox = mc_sandbox_describe(&ev->sb);
+    rc = mc_eval_prepare(ev, err);
+    if (rc)
+        return rc;
+    fb->baseline_s = ev->baseline_s;
+    /* 1. Fences. */
+    if (mc_mark_check_fences(ev->orig_text.s, ev->orig_text.len, text, len,
+                             &fe)) {
+        fb->verdict = MC_VERDICT_REJECTED;
+        mc_buf_adds(&fb->detail, fe.msg);
+        return MC_OK;
+    }
+    /* 2. Build, from a file in the sandbox that includes what SOURCE
+     * includes (the same rewriting as a variant's). */
+    rc = mc_sandbox_dir(&ev->sb, "candidate", 0, &dir, err);
+    if (rc)
+        goto out;
+    mc_buf_addf(&path, "%s/%s", dir, mc_target_name(ev->t));
+    rc = mc_variant_rewrite(path.s, ev->t->source, ev->t->source_real, text,
+                            len, &src, err);
+    if (!rc)
+        rc = mc_file_write_atomic(path.s, src.s, src.len, err);
+    if (rc)
+        goto out;
+    rc = build_pair(ev, path.s, dir, &test_exe, &time_exe, &fb->diagnostics,
+                    err);
+    if (rc == MC_EINVAL) {
+        fb->verdict = MC_VERDICT_COMPILE_ERROR;
+        mc_buf_add(&fb->detail, fb->diagnostics.s, fb->diagnostics.len);
+        mc_buf_rtrim(&fb->detail);
+        rc = MC_OK;
+        goto out;
+    }
+    if (rc)
+        goto out;
+    fb->compiled = 1;
+    /* 3. Differential runs, 4. check and sanitizers. */
+    if (!check_runs(ev, test_exe, 0, fb, "", err) ||
+        !run_check(ev, test_exe, fb, err))
+        goto out;
+    if (sanitize && ev->t->lang != MC_LANG_CUDA) {
+        static const char *const san[] = {
+            "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer", "-g", NULL};
+        struct mc_buf sp = MC_BUF_INIT;
+        char *san_exe;
+
+        mc_buf_addf(&sp, "%s/san.exe", dir);
+        san_exe = mc_buf_detach(&sp, NULL);
+        rc = san_exe ? build(ev, path.s, san_exe, san, dir, &fb->diagnostics,
+                             err)
+                     : MC_ENOMEM;
+        if (rc == MC_EINVAL) {
+            /* No sanitizer runtime for this compiler: say so, go on. */
+            mc_buf_adds(&fb->diagnostics, "(the sanitizer build failed; "
+                        "no sanitizer run)\n");
+            rc = MC_OK;
+        } else if (!rc && !check_runs(ev, san_exe, 1, fb, "", err)) {
+            mc_free(san_exe);
+            goto out;
+        }
+        mc_free(san_exe);
+        if (rc)
+            goto out;
+    }
+    /* 5. Timing, 6. correctness again afterwards. */
+    if (time_it) {
+        rc = time_candidate(ev, time_exe, fb, err);
+        if (rc || fb->verdict == MC_VERDICT_TIMEOUT)
+            goto out;
+        if (!check_runs(ev, test_exe, 0, fb, " (after timing)", err))
+            goto out;
+    }
+    fb->correct = 1;
+    fb->verdict = MC_VERDICT_CORRECT;
+out:
+    if (dir) {
+        mc_sandbox_rmtree(dir);
+        mc_free(dir);
+    }
+    mc_free(test_exe);
+    mc_free(time_exe);
+    mc_buf_release(&src);
+    mc_buf_release(&path);
+    return rc;
+}
+
+char *
+mc_feedback_json(const struct mc_feedback *fb)
+{
+    const struct mc_timing *t = &fb->timing;
+    cJSON *o = cJSON_CreateObject(), *tm;
+    char *text;
+
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "verdict", mc_verdict_name(fb->verdict));
+    cJSON_AddBoolToObject(o, "compiled", fb->compiled);
+    cJSON_AddBoolToObject(o, "correct", fb->correct);
+    if (t->confirmed)
+        cJSON_AddNumberToObject(o, "speedup", t->confirmed_speedup);
+    else
+        cJSON_AddNullToObject(o, "speedup");
+    if (t->done) {
+        cJSON_AddNumberToObject(o, "baseline_seconds", t->orig_s);
+        cJSON_AddNumberToObject(o, "candidate_seconds", t->cand_s);
+    } else {
+        cJSON_AddNullToObject(o, "baseline_seconds");
+        cJSON_AddNullToObject(o, "candidate_seconds");
+    }
+    cJSON_AddStringToObject(o, "detail", fb->detail.s);
+    cJSON_AddStringToObject(o, "diagnostics", fb->diagnostics.s);
+    cJSON_AddStringToObject(o, "metric", fb->metric ? fb->metric : "time");
+    cJSON_AddStringToObject(o, "sandbox", fb->sandbox ? fb->sandbox : "");
+    tm = cJSON_AddObjectToObject(o, "timing");
+    if (tm && t->done) {
+        cJSON_AddNumberToObject(tm, "pairs", (double)t->pairs);
+        cJSON_AddNumberToObject(tm, "median_speedup", t->median);
+        cJSON_AddNumberToObject(tm, "ci99_low", t->ci_low);
+        cJSON_AddNumberToObject(tm, "ci99_high", t->ci_high);
+        cJSON_AddNumberToObject(tm, "original_spread", t->orig_spread);
+        cJSON_AddNumberToObject(tm, "candidate_spread", t->cand_spread);
+        cJSON_AddBoolToObject(tm, "promoted", t->promoted);
+        cJSON_AddBoolToObject(tm, "confirmed", t->confirmed);
+        cJSON_AddNumberToObject(tm, "start", t->start);
+        cJSON_AddNumberToObject(tm, "end", t->end);
+    }
+    text = cJSON_Print(o);
+    cJSON_Delete(o);
+    return text;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * eval.h: the executor. It turns a candidate source into a verdict the
+ * search can trust: does it compile, is it correct, how fast is it.
+ * The protocol (timing, statistics, sandbox) is in doc/internals/eval.md.
+ *
+ * One struct mc_eval serves one target: the original is built, run for
+ * its reference outputs and timed once, then each candidate is
+ *   1. checked against the fences (text outside them must not change);
+ *   2. built twice, for tests (with test-cppflags) and for timing;
+ *   3. run on every input in a fresh sandbox directory and compared with
+ *      the original (what `compare` names, and always the exit status;
+ *      numbers within `tolerance` when it is set);
+ *   4. checked by the `check` command, and with sanitize=1 built with
+ *      ASan+UBSan and run again, where any report fails it;
+ *   5. timed A/B-interleaved against the original under the machine-wide
+ *      timing lock, promoted only beyond the noise, and confirmed in a
+ *      fresh round;
+ *   6. run on every input again, after timing.
+ */
+#ifndef MC_EVAL_H
+#define MC_EVAL_H
+
+#include "buf.h"
+#include "sandbox.h"
+#include "target.h"
+
+enum mc_verdict {
+    MC_VERDICT_CORRECT,
+    MC_VERDICT_INCORRECT,
+    MC_VERDICT_COMPILE_ERROR,
+    MC_VERDICT_TIMEOUT,
+    MC_VERDICT_CRASH,
+    MC_VERDICT_REJECTED
+};
+
+/* "correct", "incorrect", "compile-error", "timeout", "crash",
+ * "rejected". */
+const char *mc_verdict_name(enum mc_verdict v);
+
+/* What a program printed and how it ended. */
+struct mc_run_out {
+    struct mc_buf out, err, file;
+    int status;      /* exit status, or 128 + signal */
+    int file_missing;
+};
+
+/* Timing of one candidate against the original. */
+struct mc_timing {
+    int done;            /* timing ran */
+    size_t pairs;        /* A/B pairs measured in the main round */
+    double median;       /* median per-pair speedup (orig / cand) */
+    double ci_low, ci_high; /* its distribution-free 99% interval */
+    double orig_s, cand_s;  /* median seconds (or instructions) */
+    double orig_spread, cand_spread; /* (p90 - p10) / median */
+    int promoted;        /* beyond the noise and >= min-speedup */
+    int confirmed;       /* promoted again in a fresh round */
+    double confirmed_speedup;
+    double start, end;   /* wall clock of the timing phase */
+};
+
+/* The feedback record (DESIGN 1.7): the search's observation. */
+struct mc_feedback {
+    enum mc_verdict verdict;
+    int compiled, correct;
+    struct mc_buf detail;       /* first difference, diagnostics, why */
+    struct mc_buf diagnostics;  /* trimmed compiler output */
+    struct mc_timing timing;
+    double baseline_s;          /* the original, alone */
+    const char *metric;
+    const char *sandbox;        /* isolation in force */
+};
+
+struct mc_eval {
+    struct mc_target *t;
+    struct mc_sandbox sb;
+    char *cache_dir;          /* holds timing.lock */
+    struct mc_buf orig_text;
+    char *orig_test, *orig_time;     /* executables */
+    struct mc_run_out *ref;   /* per run: the original's outputs */
+    size_t n_runs;            /* inputs, or 1 run without stdin */
+    double orig_run_s;        /* the original's slowest test run */
+    double baseline_s;        /* median time of the original */
+    int ready;                /* original built and its outputs known */
+    int instr_tool;           /* 0 unknown, 1 perf, 2 valgrind, -1 none */
+    double timing_cap_s;      /* most seconds of timing per candidate */
+};
+
+void mc_feedback_init(struct mc_feedback *fb);
+void mc_feedback_release(struct mc_feedback *fb);
+
+/* The feedback as JSON text (DESIGN 1.7 fields and more); free with
+ * cJSON_free(). NULL if out of memory. */
+char *mc_feedback_json(const struct mc_feedback *fb);
+
+/*
+ * Set EV up for target T (owned by the caller, which must have set its
+ * compiler and flags). CACHE_DIR holds the timing lock. No work yet.
+ */
+enum mc_code mc_eval_init(struct mc_eval *ev, struct mc_target *t,
+                          const char *cache_dir, struct mc_err *err);
+void mc_eval_release(struct mc_eval *ev);
+
+/*
+ * Build the original, record its outputs (twice: an original whose runs
+ * differ cannot judge anyone, MC_EINVAL), and time it alone. On
+ * failure ERR says why (a build error, a crash, ...). Idempotent.
+ */
+enum mc_code mc_eval_prepare(struct mc_eval *ev, struct mc_err *err);
+
+/*
+ * Judge the candidate TEXT (LEN bytes). SANITIZE adds the ASan+UBSan
+ * run; TIME_IT times a correct candidate. FB (initialised by the caller)
+ * gets the record. Returns an error only when the judging itself failed
+ * (the original could not be prepared, out of memory).
+ */
+enum mc_code mc_eval_candidate(struct mc_eval *ev, const char *text,
+                               size_t len, int sanitize, int time_it,
+                               struct mc_feedback *fb, struct mc_err *err);
+
+/*
+ * The statistics of the promotion rule, exposed for tests: the
+ * distribution-free confidence interval of the median of the N values in
+ * X (sorted in place) at two-sided level 1 - ALPHA. Returns 0, or -1
+ * when N is too small for that level (the interval is then the range).
+ */
+int mc_eval_median_ci(double *x, size_t n, double alpha, double *median,
+                      double *low, double *high);
+
+/*
+ * Compare the original's output ORIG with CAND. With tolerance REL/ABS
+ * (REL < 0: exact), numbers are compared token by token and the other
+ * text exactly; a NaN or infinity where ORIG has a finite number fails.
+ * Returns 1 if equal; else 0 and the first difference in DIFF.
+ */
+int mc_eval_compare(const char *orig, size_t olen, const char *cand,
+                    size_t clen, double rel, double abs_tol,
+                    struct mc_buf *diff);
+
+/* Remove "maxcode-time: SECONDS" lines from B; return their sum, or a
+ * negative number when there was none. */
+double mc_eval_strip_times(struct mc_buf *b);
+
+#endif /* MC_EVAL_H */
