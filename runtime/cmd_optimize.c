@@ -23,6 +23,7 @@
 #include "cache.h"
 #include "commands.h"
 #include "conf.h"
+#include "eval.h"
 #include "file.h"
 #include "hash.h"
 #include "log.h"
@@ -163,7 +164,8 @@ out:
 /* The manifest (DESIGN 1.6) of an entry that keeps the original. */
 static char *
 manifest_original(const struct mc_target *t, const char *key,
-                  const char *reason, const struct mc_buf *includes)
+                  const char *reason, double baseline,
+                  const struct mc_buf *includes)
 {
     cJSON *m = cJSON_CreateObject(), *a, *o;
     char created[32], *text = NULL;
@@ -182,8 +184,13 @@ manifest_original(const struct mc_target *t, const char *key,
     cJSON_AddStringToObject(m, "status", "original");
     cJSON_AddStringToObject(m, "reason", reason);
     cJSON_AddNumberToObject(m, "speedup", 1);
-    cJSON_AddNullToObject(m, "baseline_seconds");
-    cJSON_AddNullToObject(m, "best_seconds");
+    if (baseline >= 0) {
+        cJSON_AddNumberToObject(m, "baseline_seconds", baseline);
+        cJSON_AddNumberToObject(m, "best_seconds", baseline);
+    } else {
+        cJSON_AddNullToObject(m, "baseline_seconds");
+        cJSON_AddNullToObject(m, "best_seconds");
+    }
     cJSON_AddStringToObject(m, "metric", mc_target_get(t, MC_OPT_METRIC));
     cJSON_AddNumberToObject(m, "candidates", 0);
     cJSON_AddNumberToObject(m, "correct_candidates", 0);
@@ -219,6 +226,41 @@ manifest_original(const struct mc_target *t, const char *key,
     return text;
 }
 
+/*
+ * MAXCODE_MODE=verify: re-check the cached variant E with the executor
+ * before it is used. A variant that is the original needs no check; one
+ * that fails is replaced, in E, by the original.
+ */
+static void
+verify_entry(struct mc_target *t, const char *cache_dir, struct mc_entry *e)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_feedback fb;
+    struct mc_eval ev;
+    int ok = 0;
+
+    if (e->variant.len == t->text.len &&
+        !memcmp(e->variant.s, t->text.s, t->text.len))
+        return;
+    mc_feedback_init(&fb);
+    if (mc_eval_init(&ev, t, cache_dir, &err) == MC_OK &&
+        mc_eval_candidate(&ev, e->variant.s, e->variant.len,
+                          strcmp(mc_target_get(t, MC_OPT_SANITIZE), "0"), 0,
+                          &fb, &err) == MC_OK)
+        ok = fb.correct;
+    mc_eval_release(&ev);
+    if (ok) {
+        mc_info("%s: cached variant %s verified", t->source, e->key);
+    } else {
+        mc_info("%s: cached variant %s failed verification (%s); using the "
+                "original", t->source, e->key,
+                err.code ? err.msg : fb.detail.s);
+        mc_buf_reset(&e->variant);
+        mc_buf_add(&e->variant, t->text.s, t->text.len);
+    }
+    mc_feedback_release(&fb);
+}
+
 /* Trim the cache when it has grown past MAXCODE_MAX_SIZE: down to 90%,
  * so that not every store trims. */
 static void
@@ -248,8 +290,10 @@ mc_cmd_optimize(int argc, char **argv)
     struct opts o;
     char key[MC_KEY_HEX + 1];
     const char *mode, *reason = "no proposer";
-    char *manifest = NULL;
-    int status = 1, lock = -1, from_db = 0, strict, store = 1, rc;
+    char *manifest = NULL, why[320];
+    struct mc_eval ev;
+    double baseline = -1;
+    int status = 1, lock = -1, from_db = 0, strict, store = 1, rc, ev_ok = 0;
 
     rc = parse_opts(argc, argv, &o);
     if (rc)
@@ -332,7 +376,9 @@ mc_cmd_optimize(int argc, char **argv)
     if (store && strcmp(mode, "refresh") &&
         mc_cache_get(&cache, key, &e, NULL) == MC_OK &&
         mc_entry_includes_valid(&e)) {
-        mc_verbose("%s: key %s was stored meanwhile", t.source, key);
+        mc_verbose("%s: key %s is in the cache", t.source, key);
+        if (!strcmp(mode, "verify"))
+            verify_entry(&t, cache.dir, &e);
         goto materialize;
     }
     mc_entry_release(&e);
@@ -359,13 +405,26 @@ mc_cmd_optimize(int argc, char **argv)
         store = 0;
         reason = "the original does not preprocess";
     }
+    if (store) {
+        /* The baseline: the original built, checked and timed alone. */
+        mc_err_clear(&err);
+        if (mc_eval_init(&ev, &t, cache.dir, &err) ||
+            mc_eval_prepare(&ev, &err)) {
+            snprintf(why, sizeof(why), "cannot measure the original: %s",
+                     err.msg);
+            reason = why;
+        } else {
+            baseline = ev.baseline_s;
+        }
+        ev_ok = 1;
+    }
     d.n[MC_STAT_SEARCHES] = 1;
     d.n[MC_STAT_FALLBACKS] = 1;
     mc_info("%s: keeping the original (%s)", t.source, reason);
     memcpy(e.key, key, sizeof(key));
     e.created = (int64_t)time(NULL);
     mc_buf_add(&e.variant, src.s, src.len);
-    manifest = manifest_original(&t, key, reason, &e.includes);
+    manifest = manifest_original(&t, key, reason, baseline, &e.includes);
     if (!manifest || mc_buf_adds(&e.manifest, manifest)) {
         mc_error("out of memory");
         goto out;
@@ -390,6 +449,8 @@ materialize:
     printf("%s\n", vpath.s);
     status = strict && !store ? 1 : 0;
 out:
+    if (ev_ok)
+        mc_eval_release(&ev);
     if (lock >= 0)
         mc_cache_unlock(lock);
     cJSON_free(manifest);
