@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "conf.h"
 #include "eval.h"
+#include "search.h"
 #include "file.h"
 #include "hash.h"
 #include "log.h"
@@ -161,13 +162,23 @@ out:
     return rc;
 }
 
-/* The manifest (DESIGN 1.6) of an entry that keeps the original. */
+/* What a manifest says about the search. */
+struct outcome {
+    const char *status;      /* "optimized" or "original" */
+    const char *reason;      /* why the original ("" when optimized) */
+    double speedup;          /* confirmed; 1 for the original */
+    double baseline;         /* seconds of the original, < 0: unknown */
+    size_t candidates, correct;
+    const struct mc_search *search; /* or NULL */
+};
+
+/* The manifest (DESIGN 1.6) of an entry; the caller frees it with
+ * cJSON_free(). */
 static char *
-manifest_original(const struct mc_target *t, const char *key,
-                  const char *reason, double baseline,
-                  const struct mc_buf *includes)
+manifest(const struct mc_target *t, const char *key, const struct outcome *o,
+         const struct mc_buf *includes)
 {
-    cJSON *m = cJSON_CreateObject(), *a, *o;
+    cJSON *m = cJSON_CreateObject(), *a, *obj;
     char created[32], *text = NULL;
     time_t now = time(NULL);
     struct tm tm;
@@ -181,21 +192,24 @@ manifest_original(const struct mc_target *t, const char *key,
     cJSON_AddStringToObject(m, "key", key);
     cJSON_AddStringToObject(m, "source", t->source);
     cJSON_AddStringToObject(m, "source_path", t->source_real);
-    cJSON_AddStringToObject(m, "status", "original");
-    cJSON_AddStringToObject(m, "reason", reason);
-    cJSON_AddNumberToObject(m, "speedup", 1);
-    if (baseline >= 0) {
-        cJSON_AddNumberToObject(m, "baseline_seconds", baseline);
-        cJSON_AddNumberToObject(m, "best_seconds", baseline);
+    cJSON_AddStringToObject(m, "status", o->status);
+    cJSON_AddStringToObject(m, "reason", o->reason);
+    cJSON_AddNumberToObject(m, "speedup", o->speedup);
+    if (o->baseline >= 0) {
+        cJSON_AddNumberToObject(m, "baseline_seconds", o->baseline);
+        cJSON_AddNumberToObject(m, "best_seconds",
+                                o->baseline / o->speedup);
     } else {
         cJSON_AddNullToObject(m, "baseline_seconds");
         cJSON_AddNullToObject(m, "best_seconds");
     }
     cJSON_AddStringToObject(m, "metric", mc_target_get(t, MC_OPT_METRIC));
-    cJSON_AddNumberToObject(m, "candidates", 0);
-    cJSON_AddNumberToObject(m, "correct_candidates", 0);
+    cJSON_AddNumberToObject(m, "candidates", (double)o->candidates);
+    cJSON_AddNumberToObject(m, "correct_candidates", (double)o->correct);
     cJSON_AddStringToObject(m, "strategy", mc_target_get(t, MC_OPT_STRATEGY));
-    cJSON_AddStringToObject(m, "proposer", mc_target_get(t, MC_OPT_PROPOSER));
+    cJSON_AddStringToObject(m, "proposer",
+                            o->search ? "builtin"
+                                      : mc_target_get(t, MC_OPT_PROPOSER));
     cJSON_AddStringToObject(m, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
     cJSON_AddNumberToObject(m, "llm_requests", 0);
     cJSON_AddNumberToObject(m, "tokens_in", 0);
@@ -206,9 +220,9 @@ manifest_original(const struct mc_target *t, const char *key,
     a = cJSON_AddArrayToObject(m, "flags");
     for (i = 0; a && i < t->flags.n; i++)
         cJSON_AddItemToArray(a, cJSON_CreateString(t->flags.v[i]));
-    o = cJSON_AddObjectToObject(m, "options");
-    for (i = 0; o && i < MC_OPT__COUNT; i++)
-        cJSON_AddStringToObject(o, mc_target_opt_name((enum mc_opt)i),
+    obj = cJSON_AddObjectToObject(m, "options");
+    for (i = 0; obj && i < MC_OPT__COUNT; i++)
+        cJSON_AddStringToObject(obj, mc_target_opt_name((enum mc_opt)i),
                                 mc_target_get(t, (enum mc_opt)i));
     a = cJSON_AddArrayToObject(m, "includes");
     for (p = includes->s; a && *p;) {
@@ -220,6 +234,35 @@ manifest_original(const struct mc_target *t, const char *key,
             mc_free(path);
         }
         p += n + (p[n] == '\n');
+    }
+    if (o->search) {
+        const struct mc_search *s = o->search;
+
+        if (s->best >= 0) {
+            cJSON_AddStringToObject(m, "best", s->nodes[s->best].label);
+            cJSON_AddStringToObject(m, "critique",
+                                    s->nodes[s->best].critique
+                                        ? s->nodes[s->best].critique
+                                        : "");
+        }
+        a = cJSON_AddArrayToObject(m, "trajectory");
+        for (i = 0; a && i < s->n; i++) {
+            const struct mc_search_node *nd = &s->nodes[i];
+            cJSON *e = cJSON_CreateObject();
+
+            if (!e)
+                break;
+            cJSON_AddNumberToObject(e, "parent", nd->parent);
+            cJSON_AddStringToObject(e, "variant", nd->label);
+            cJSON_AddStringToObject(e, "verdict",
+                                    mc_verdict_name(nd->verdict));
+            cJSON_AddNumberToObject(e, "speedup", nd->speedup);
+            cJSON_AddBoolToObject(e, "confirmed", nd->confirmed);
+            cJSON_AddNumberToObject(e, "u", nd->u);
+            cJSON_AddStringToObject(e, "critique",
+                                    nd->critique ? nd->critique : "");
+            cJSON_AddItemToArray(a, e);
+        }
     }
     text = cJSON_Print(m);
     cJSON_Delete(m);
@@ -290,16 +333,21 @@ mc_cmd_optimize(int argc, char **argv)
     struct opts o;
     char key[MC_KEY_HEX + 1];
     const char *mode, *reason = "no proposer";
-    char *manifest = NULL, why[320];
+    char *manifest_text = NULL, why[512];
     struct mc_eval ev;
+    struct mc_search search;
+    struct outcome oc = {"original", "", 1, -1, 0, 0, NULL};
+    const struct mc_search_node *best = NULL;
     double baseline = -1;
     int status = 1, lock = -1, from_db = 0, strict, store = 1, rc, ev_ok = 0;
+    int searchable = 0, search_ok = 0;
 
     rc = parse_opts(argc, argv, &o);
     if (rc)
         return rc;
     memset(&t, 0, sizeof(t));
     memset(&d, 0, sizeof(d));
+    memset(&search, 0, sizeof(search));
     mc_entry_init(&e);
     if (mc_conf_load(&conf, NULL, NULL, &err)) {
         mc_error("%s", err.msg);
@@ -415,17 +463,60 @@ mc_cmd_optimize(int argc, char **argv)
             reason = why;
         } else {
             baseline = ev.baseline_s;
+            searchable = 1;
         }
         ev_ok = 1;
     }
+    if (searchable && !strcmp(mc_target_get(&t, MC_OPT_PROPOSER), "llm")) {
+        reason = "proposer=llm: the model-driven proposer is not in this "
+                 "version of maxcode";
+        searchable = 0;
+    }
+    if (searchable) {
+        struct mc_buf journal = MC_BUF_INIT;
+
+        mc_buf_addf(&journal, ".maxcode/%s/journal.jsonl", key);
+        if (!strcmp(mode, "refresh"))
+            unlink(journal.s);
+        mc_err_clear(&err);
+        if (mc_file_mkdirs_for(journal.s, &err) ||
+            mc_search_init(&search, &t, &ev, key, journal.s, &err) ||
+            mc_search_run(&search, &err)) {
+            snprintf(why, sizeof(why), "the search failed: %s", err.msg);
+            reason = why;
+        } else if (search.final_speedup > 0) {
+            oc.status = "optimized";
+            oc.speedup = search.final_speedup;
+            reason = "";
+            best = &search.nodes[search.best];
+        } else {
+            snprintf(why, sizeof(why), "%s", search.reason.s);
+            reason = why;
+        }
+        search_ok = 1;
+        d.n[MC_STAT_CANDIDATES] = search.evaluated;
+        oc.candidates = search.n;
+        oc.correct = mc_search_correct(&search);
+        oc.search = &search;
+        mc_buf_release(&journal);
+    }
     d.n[MC_STAT_SEARCHES] = 1;
-    d.n[MC_STAT_FALLBACKS] = 1;
-    mc_info("%s: keeping the original (%s)", t.source, reason);
+    d.n[best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
+    if (best)
+        mc_info("%s: optimized: %.2fx confirmed (%s)", t.source, oc.speedup,
+                best->label);
+    else
+        mc_info("%s: keeping the original (%s)", t.source, reason);
     memcpy(e.key, key, sizeof(key));
     e.created = (int64_t)time(NULL);
-    mc_buf_add(&e.variant, src.s, src.len);
-    manifest = manifest_original(&t, key, reason, baseline, &e.includes);
-    if (!manifest || mc_buf_adds(&e.manifest, manifest)) {
+    if (best)
+        mc_buf_add(&e.variant, best->code.s, best->code.len);
+    else
+        mc_buf_add(&e.variant, src.s, src.len);
+    oc.reason = reason;
+    oc.baseline = baseline;
+    manifest_text = manifest(&t, key, &oc, &e.includes);
+    if (!manifest_text || mc_buf_adds(&e.manifest, manifest_text)) {
         mc_error("out of memory");
         goto out;
     }
@@ -449,11 +540,13 @@ materialize:
     printf("%s\n", vpath.s);
     status = strict && !store ? 1 : 0;
 out:
+    if (search_ok)
+        mc_search_release(&search);
     if (ev_ok)
         mc_eval_release(&ev);
     if (lock >= 0)
         mc_cache_unlock(lock);
-    cJSON_free(manifest);
+    cJSON_free(manifest_text);
     mc_entry_release(&e);
     mc_cache_release(&cache);
     mc_target_release(&t);

@@ -77,6 +77,9 @@ static const struct def defs[MC_SET__COUNT] = {
                        "policy-prompt fields"},
     [MC_SET_CRITIQUE] = {"MAXCODE_CRITIQUE", "critique", K_ENUM, "on",
                          "on off", 0, 0, "critic call per candidate"},
+    [MC_SET_TIME_LIMIT] = {"MAXCODE_TIME_LIMIT", NULL, K_INT, "1800", NULL,
+                           0, 1e9,
+                           "seconds of search per target (0: no limit)"},
 };
 
 static const char *const origin_names[] = {

@@ -52,6 +52,7 @@ enum mc_setting_id {
     MC_SET_MIN_SPEEDUP,
     MC_SET_FIELDS,
     MC_SET_CRITIQUE,
+    MC_SET_TIME_LIMIT,
     MC_SET__COUNT
 };
 

@@ -352,24 +352,42 @@ struct run_result {
     struct mc_run_out o;
     int timed_out, signaled, sig, truncated;
     double seconds;       /* harness time, else wall time */
+    double wall;          /* wall time */
+    int harness;          /* maxcode-time lines were printed */
     double instructions;  /* with a tool */
 };
 
-/* Parse an instruction count out of perf's or valgrind's report. */
+/*
+ * The instruction count in the tool's report TEXT (perf -x, or
+ * valgrind's "Collected :"). The report shares stderr with the program,
+ * so a program could print a fake one: the tool writes exactly one such
+ * line, and any other makes the count void (-1).
+ */
 static double
 parse_instructions(const char *text, const char *tool)
 {
-    const char *p;
+    const char *p, *found = NULL;
+    int lines = 0;
 
-    if (!strcmp(tool, "perf")) {
-        /* perf stat -x, : "12345,,instructions:u,..." */
-        for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
-            if (isdigit((unsigned char)*p) && strstr(p, "instructions"))
-                return strtod(p, NULL);
-        return -1;
+    for (p = text; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+        const char *nl = p + strcspn(p, "\n");
+        int hit;
+
+        if (!strcmp(tool, "perf"))
+            hit = isdigit((unsigned char)*p) &&
+                  memmem(p, (size_t)(nl - p), "instructions", 12);
+        else
+            hit = memmem(p, (size_t)(nl - p), "Collected : ", 12) != NULL;
+        if (hit) {
+            lines++;
+            found = p;
+        }
     }
-    p = strstr(text, "Collected : ");
-    return p ? strtod(p + 12, NULL) : -1;
+    if (lines != 1)
+        return -1;
+    if (!strcmp(tool, "perf"))
+        return strtod(found, NULL);
+    return strtod(strstr(found, "Collected : ") + 12, NULL);
 }
 
 /* Run SPEC in a fresh directory; what `compare=file:NAME` names is read
@@ -450,16 +468,21 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     res->sig = r.sig;
     res->truncated = r.truncated;
     res->o.status = r.exited ? r.status : 128 + r.sig;
-    res->seconds = r.wall_s;
+    res->seconds = res->wall = r.wall_s;
     if (spec->tool) {
         res->instructions = parse_instructions(r.err.s, spec->tool);
         mc_buf_reset(&r.err); /* the tool's report is not the output */
     }
-    {
+    /* Harness time counts only when the original reports it (its
+     * reference runs tell, while the original is prepared): otherwise a
+     * candidate could print its own. Then the lines are output like any. */
+    if (!ev->ready || ev->harness) {
         double t1 = mc_eval_strip_times(&r.out);
         double t2 = mc_eval_strip_times(&r.err);
-        if (t1 >= 0 || t2 >= 0)
+        if (t1 >= 0 || t2 >= 0) {
+            res->harness = 1;
             res->seconds = (t1 > 0 ? t1 : 0) + (t2 > 0 ? t2 : 0);
+        }
     }
     mc_buf_add(&res->o.out, r.out.s, r.out.len);
     mc_buf_add(&res->o.err, r.err.s, r.err.len);
@@ -813,11 +836,16 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
         struct mc_buf diff = MC_BUF_INIT;
         int same;
 
-        rc = run_inputs(ev, ev->orig_test, 0, 0, 120, &a, i, err);
-        if (!rc)
-            rc = run_inputs(ev, ev->orig_test, 0, 0, 120, &b, i, err);
+        /* The original runs exactly as candidates will. */
+        rc = run_inputs(ev, ev->orig_test, 1, 0, 120, &a, i, err);
         if (rc)
             goto out;
+        rc = run_inputs(ev, ev->orig_test, 1, 0, 120, &b, i, err);
+        if (rc) {
+            result_release(&a);
+            goto out;
+        }
+        ev->harness |= a.harness;
         if (a.timed_out) {
             rc = mc_err_set(err, MC_EINVAL, "the original timed out on %s",
                             input_name(ev, i));
@@ -832,8 +860,8 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
                                 "cannot judge a candidate",
                                 input_name(ev, i), diff.s);
         }
-        if (a.seconds > ev->orig_run_s)
-            ev->orig_run_s = a.seconds;
+        if (a.wall > ev->orig_run_s)
+            ev->orig_run_s = a.wall; /* timeouts go by the wall clock */
         mc_buf_release(&diff);
         ev->ref[i] = a.o;
         memset(&a.o, 0, sizeof(a.o));
@@ -858,9 +886,12 @@ timing_lock(struct mc_eval *ev)
     int fd;
 
     mc_buf_addf(&p, "%s/timing.lock", ev->cache_dir);
-    mkdir(ev->cache_dir, 0777);
-    fd = mc_buf_status(&p) ? -1
-                           : open(p.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    fd = mc_buf_status(&p) || mc_file_mkdirs_for(p.s, NULL)
+             ? -1
+             : open(p.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        mc_info("cannot take the timing lock '%s': %s; timing unlocked",
+                p.s, strerror(errno));
     mc_buf_release(&p);
     if (fd >= 0)
         while (flock(fd, LOCK_EX) && errno == EINTR)
@@ -910,6 +941,9 @@ ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
         }
         if (rc)
             return rc;
+        if (fa)
+            return mc_err_set(err, MC_EINVAL, "the original timed out or "
+                              "crashed while it was timed");
         if (fb) {
             *failed = 1;
             return MC_OK;
@@ -971,9 +1005,10 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
         t->orig_s = oi;
         t->cand_s = ci;
         t->median = t->ci_low = t->ci_high = ci > 0 ? oi / ci : 0;
-        t->promoted = t->median >= min_speedup;
-        /* Deterministic: the confirmation is the same count again. */
-        t->confirmed = t->promoted && ci2 == ci;
+        t->promoted = t->median > 1.0 && t->median >= min_speedup;
+        /* Deterministic: the confirmation is the same count again (to a
+         * part in 10^4: the environment's size moves it by a few). */
+        t->confirmed = t->promoted && fabs(ci2 - ci) <= 1e-4 * ci;
         t->confirmed_speedup = t->confirmed ? t->median : 0;
         t->done = 1;
         goto out;
@@ -1104,6 +1139,39 @@ run_check(struct mc_eval *ev, const char *exe, struct mc_feedback *fb,
     return ok;
 }
 
+/* Replace each occurrence of SECRET in B by "***". */
+static void
+mask(struct mc_buf *b, const char *secret)
+{
+    size_t n = secret ? strlen(secret) : 0;
+    char *p;
+
+    if (n < 4 || !b->cap)
+        return;
+    while ((p = strstr(b->s, secret)) != NULL) {
+        memcpy(p, "***", 3);
+        memmove(p + 3, p + n, strlen(p + n) + 1);
+        b->len -= n - 3;
+    }
+}
+
+/* No API key leaves through a feedback record, even if a candidate
+ * managed to read one and print it. */
+static void
+mask_secrets(const struct mc_eval *ev, struct mc_feedback *fb)
+{
+    static const char *const vars[] = {"MAXCODE_API_KEY", "OPENAI_API_KEY",
+                                       "ANTHROPIC_API_KEY"};
+    size_t i;
+
+    mask(&fb->detail, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
+    mask(&fb->diagnostics, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
+    for (i = 0; i < MC_ARRAY_SIZE(vars); i++) {
+        mask(&fb->detail, getenv(vars[i]));
+        mask(&fb->diagnostics, getenv(vars[i]));
+    }
+}
+
 enum mc_code
 mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
                   int sanitize, int time_it, struct mc_feedback *fb,
@@ -1191,6 +1259,12 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     fb->correct = 1;
     fb->verdict = MC_VERDICT_CORRECT;
 out:
+    if (err && err->code && !rc && !fb->correct && !fb->detail.len) {
+        /* The judging itself failed midway: say so in the record. */
+        fb->verdict = MC_VERDICT_REJECTED;
+        mc_buf_addf(&fb->detail, "could not judge: %s", err->msg);
+    }
+    mask_secrets(ev, fb);
     if (dir) {
         mc_sandbox_rmtree(dir);
         mc_free(dir);
@@ -1218,13 +1292,16 @@ mc_feedback_json(const struct mc_feedback *fb)
         cJSON_AddNumberToObject(o, "speedup", t->confirmed_speedup);
     else
         cJSON_AddNullToObject(o, "speedup");
-    if (t->done) {
+    if (t->done)
         cJSON_AddNumberToObject(o, "baseline_seconds", t->orig_s);
-        cJSON_AddNumberToObject(o, "candidate_seconds", t->cand_s);
-    } else {
+    else if (fb->baseline_s > 0)
+        cJSON_AddNumberToObject(o, "baseline_seconds", fb->baseline_s);
+    else
         cJSON_AddNullToObject(o, "baseline_seconds");
+    if (t->done)
+        cJSON_AddNumberToObject(o, "candidate_seconds", t->cand_s);
+    else
         cJSON_AddNullToObject(o, "candidate_seconds");
-    }
     cJSON_AddStringToObject(o, "detail", fb->detail.s);
     cJSON_AddStringToObject(o, "diagnostics", fb->diagnostics.s);
     cJSON_AddStringToObject(o, "metric", fb->metric ? fb->metric : "time");

@@ -85,7 +85,11 @@ mc_file_write_atomic(const char *path, const void *data, size_t len,
     struct mc_buf tmp = MC_BUF_INIT;
     enum mc_code rc = MC_OK;
     const char *slash = strrchr(path, '/');
-    const char *pause = getenv("MAXCODE_DEBUG_STORE_PAUSE");
+    /* The test hook applies to cache entries only. */
+    const char *pause = strlen(path) > 4 &&
+                                !strcmp(path + strlen(path) - 4, ".mce")
+                            ? getenv("MAXCODE_DEBUG_STORE_PAUSE")
+                            : NULL;
     size_t done = 0;
     int fd;
 

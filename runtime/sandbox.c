@@ -52,26 +52,34 @@ landlock_abi(void)
 #endif
 }
 
-/* Allow writes only beneath DIR (and to /dev/null). */
+/* Rights newer than Debian 12's header: REFER (ABI 2), TRUNCATE (3). */
+#define LL_REFER    (1ULL << 13)
+#define LL_TRUNCATE (1ULL << 14)
+
+/* Allow writes only beneath DIR (and to /dev/null), with every write
+ * right the kernel's Landlock ABI knows. */
 static int
-restrict_writes(const char *dir)
+restrict_writes(const char *dir, int abi)
 {
 #ifdef SYS_landlock_create_ruleset
-    struct landlock_ruleset_attr attr = {.handled_access_fs = LL_WRITE};
+    __u64 write = LL_WRITE | (abi >= 2 ? LL_REFER : 0) |
+                  (abi >= 3 ? LL_TRUNCATE : 0);
+    struct landlock_ruleset_attr attr = {.handled_access_fs = write};
     struct landlock_path_beneath_attr rule;
     int rs, ok;
 
     rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
     if (rs < 0)
         return -1;
-    rule.allowed_access = LL_WRITE;
+    rule.allowed_access = write;
     rule.parent_fd = open(dir, O_PATH | O_CLOEXEC);
     ok = rule.parent_fd >= 0 &&
          syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
                  &rule, 0) == 0;
     if (rule.parent_fd >= 0)
         close(rule.parent_fd);
-    rule.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE;
+    rule.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE |
+                          (abi >= 3 ? LL_TRUNCATE : 0);
     rule.parent_fd = open("/dev/null", O_PATH | O_CLOEXEC);
     if (ok && rule.parent_fd >= 0)
         ok = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
@@ -84,6 +92,7 @@ restrict_writes(const char *dir)
     return ok ? 0 : -1;
 #else
     (void)dir;
+    (void)abi;
     return -1;
 #endif
 }
@@ -103,12 +112,12 @@ child_setup(void *ctx)
     const struct setup *s = ctx;
     rlim_t cpu = (rlim_t)s->timeout_s + 2;
 
-    if (s->sb->netns && unshare(CLONE_NEWNET)) {
+    if (s->sb->netns && setns(s->sb->netns_fd, CLONE_NEWNET)) {
         dprintf(2, "maxcode: sandbox: cannot cut the network: %s\n",
                 strerror(errno));
         return -1;
     }
-    if (s->sb->landlock && restrict_writes(s->write_dir)) {
+    if (s->sb->landlock && restrict_writes(s->write_dir, s->sb->landlock)) {
         dprintf(2, "maxcode: sandbox: cannot restrict writes: %s\n",
                 strerror(errno));
         return -1;
@@ -132,15 +141,53 @@ child_setup(void *ctx)
     return 0;
 }
 
-/* Can a child make a network namespace? Tried once, in a child. */
+/*
+ * One empty network namespace for all of this sandbox's runs: a child
+ * makes it and waits; we keep a descriptor to it and let the child go.
+ * Joining it (setns) is cheap where creating one per run is not. Returns
+ * the descriptor, or -1 where the OS does not allow it.
+ */
 static int
-probe_netns(void)
+make_netns(void)
+{
+    int ready[2], fd = -1, status;
+    char path[64], c;
+    pid_t pid;
+
+    if (pipe2(ready, O_CLOEXEC))
+        return -1;
+    pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        if (unshare(CLONE_NEWNET) == 0 && write(ready[1], "y", 1) == 1)
+            pause();
+        _exit(1);
+    }
+    close(ready[1]);
+    if (pid < 0) {
+        close(ready[0]);
+        return -1;
+    }
+    if (read(ready[0], &c, 1) == 1) {
+        snprintf(path, sizeof(path), "/proc/%ld/ns/net", (long)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    close(ready[0]);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return fd;
+}
+
+/* Can children be cloned with FLAGS (new namespaces)? */
+static int
+probe_clone(unsigned long flags)
 {
     int status = 0;
-    pid_t pid = fork();
+    pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
+                               NULL);
 
     if (pid == 0)
-        _exit(unshare(CLONE_NEWNET) ? 1 : 0);
+        _exit(0);
     if (pid < 0 || waitpid(pid, &status, 0) < 0)
         return 0;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -172,8 +219,10 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
         sb->uid = pw ? pw->pw_uid : 65534;
         sb->gid = pw ? pw->pw_gid : 65534;
     }
-    sb->netns = probe_netns();
-    sb->landlock = landlock_abi() >= 1;
+    sb->pidns = probe_clone(CLONE_NEWPID | CLONE_NEWIPC);
+    sb->netns_fd = make_netns();
+    sb->netns = sb->netns_fd >= 0;
+    sb->landlock = landlock_abi() >= 1 ? landlock_abi() : 0;
     /* Orphans of our children come to us, so that none escapes. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     return MC_OK;
@@ -199,6 +248,8 @@ void
 mc_sandbox_release(struct mc_sandbox *sb)
 {
     mc_sandbox_sweep();
+    if (sb->netns)
+        close(sb->netns_fd);
     if (sb->root)
         mc_sandbox_rmtree(sb->root);
     mc_free(sb->root);
@@ -212,7 +263,9 @@ mc_sandbox_dir(struct mc_sandbox *sb, const char *name, int untrusted,
     struct mc_buf p = MC_BUF_INIT;
 
     *path = NULL;
-    mc_buf_addf(&p, "%s/%s-%u", sb->root, name, ++sb->serial);
+    /* Fixed-width names: a run's environment (HOME, TMPDIR) has the same
+     * size every time, which keeps instruction counts repeatable. */
+    mc_buf_addf(&p, "%s/%s-%06u", sb->root, name, ++sb->serial);
     if (mc_buf_status(&p))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     if (mkdir(p.s, 0700) ||
@@ -274,10 +327,16 @@ mc_sandbox_sweep(void)
     int round;
 
     for (round = 0; round < 100; round++) {
-        size_t i, n = children(kids, MC_ARRAY_SIZE(kids));
+        size_t i, n;
 
+        /* As a subreaper, every descendant still alive is our child by
+         * now: no children (ECHILD) means nothing is left. */
         while (waitpid(-1, NULL, WNOHANG) > 0)
             ;
+        if (errno == ECHILD && waitpid(-1, NULL, WNOHANG) < 0 &&
+            errno == ECHILD)
+            return;
+        n = children(kids, MC_ARRAY_SIZE(kids));
         if (!n)
             return;
         for (i = 0; i < n; i++) {
@@ -345,6 +404,11 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     so.out_cap = o->out_cap;
     so.child_setup = child_setup;
     so.setup_ctx = &s;
+    /* Untrusted code gets its own PID namespace (all of it dies with its
+     * first process: no setsid or double fork escapes) and its own IPC
+     * namespace (no System V memory shared between runs). */
+    if (o->untrusted && sb->pidns)
+        so.clone_flags = CLONE_NEWPID | CLONE_NEWIPC;
     rc = mc_spawn(argv, &so, r, err);
     mc_sandbox_sweep();
     mc_strv_release(&env);
@@ -354,16 +418,18 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
 const char *
 mc_sandbox_describe(const struct mc_sandbox *sb)
 {
-    static char text[320];
+    static char text[480];
 
     snprintf(text, sizeof(text),
-             "network: %s; writes: %s; user: %s; limits: cpu, address "
-             "space 4 GiB, file size 256 MiB, 256 files, 64 processes; "
-             "timeout kills the process group; leftovers swept",
+             "network: %s; writes: %s; user: %s; processes: %s; limits: "
+             "cpu, address space 4 GiB, file size 256 MiB, 256 files, 64 "
+             "processes; timeout kills the process group; leftovers swept",
              sb->netns ? "cut (new network namespace)"
                        : "NOT cut (no network namespace allowed here)",
              sb->landlock ? "only the run directory (Landlock)"
                           : "NOT restricted (no Landlock here)",
-             sb->drop ? "nobody (dropped from root)" : "the invoking user");
+             sb->drop ? "nobody (dropped from root)" : "the invoking user",
+             sb->pidns ? "own PID and IPC namespaces"
+                       : "NOT in their own PID namespace");
     return text;
 }

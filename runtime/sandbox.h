@@ -8,8 +8,8 @@
  * starts the command through mc_spawn() (own process group, wall-clock
  * timeout that kills the group, capped output) and, in the child before
  * exec:
- *   - cuts the network: a new, empty network namespace (when the OS lets
- *     us create one: as root, or where user namespaces are allowed);
+ *   - cuts the network: it joins an empty network namespace made once
+ *     per sandbox (when the OS lets us: as root);
  *   - restricts writes with Landlock (Linux >= 5.13) to the run's own
  *     directory and /dev/null; reads stay allowed;
  *   - sets rlimits: CPU time, address space, file size, open files,
@@ -38,8 +38,10 @@ struct mc_sandbox {
     int drop;          /* untrusted runs switch to UID/GID */
     uid_t uid;
     gid_t gid;
-    int netns;         /* runs get a new network namespace */
-    int landlock;      /* writes are restricted with Landlock */
+    int netns;         /* runs join an empty network namespace */
+    int netns_fd;      /* ... this one */
+    int landlock;      /* Landlock ABI restricting writes, or 0 */
+    int pidns;         /* untrusted runs get PID and IPC namespaces */
     unsigned serial;   /* for run directory names */
 };
 

@@ -205,7 +205,12 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
                         strerror(errno));
         goto out;
     }
-    pid = fork();
+    if (o && o->clone_flags)
+        /* fork() with new namespaces: the raw clone, no new stack. */
+        pid = (pid_t)syscall(SYS_clone, o->clone_flags | SIGCHLD, NULL, NULL,
+                             NULL, NULL);
+    else
+        pid = fork();
     if (pid < 0) {
         rc = mc_err_set(err, MC_EIO, "cannot fork: %s", strerror(errno));
         goto out;
@@ -262,9 +267,37 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
             open_fds--;
         }
     }
+    /* The pipes are closed, but the child may still run (it closed its
+     * output and sleeps): the deadline holds for the wait too. */
     memset(&ru, 0, sizeof(ru));
-    while (wait4(pid, &wstatus, 0, &ru) < 0 && errno == EINTR)
-        ;
+    {
+        int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+        for (;;) {
+            pid_t w = wait4(pid, &wstatus, WNOHANG, &ru);
+            double left = timeout > 0 ? timeout - (now_s() - t0) : 1;
+
+            if (w == pid || (w < 0 && errno != EINTR))
+                break;
+            if (timeout > 0 && left <= 0 && !r->timed_out) {
+                r->timed_out = 1;
+                kill(-pid, SIGKILL);
+                kill(pid, SIGKILL);
+                left = 1;
+            }
+            if (pidfd >= 0) {
+                /* Readable when the child exits: no polling delay. */
+                struct pollfd pf = {pidfd, POLLIN, 0};
+                poll(&pf, 1, timeout > 0 || r->timed_out
+                                 ? (int)(left * 1000) + 1
+                                 : -1);
+            } else {
+                usleep(1000);
+            }
+        }
+        if (pidfd >= 0)
+            close(pidfd);
+    }
     r->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
     r->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     /* Anything the child left behind in its group goes too. */

@@ -26,6 +26,10 @@ struct mc_spawn_opts {
      * with the message it wrote to stderr. */
     int (*child_setup)(void *ctx);
     void *setup_ctx;
+    /* Extra clone flags for the child, such as CLONE_NEWPID (the child
+     * is then PID 1 of a namespace whose processes all die with it) or
+     * CLONE_NEWIPC; 0 for a plain fork. */
+    unsigned long clone_flags;
 };
 
 struct mc_spawn_result {

@@ -52,7 +52,7 @@ project () {
   printf '10\n' >"$1/t/b.in" &&
   tabify >"$1/Makefile" <<-EOF
 	load $PLUGIN
-	OPT = budget=16
+	OPT = budget=1
 	prog: \$(maxcode src/hot.c, inputs=t/*.in, link=extra.c, \$(OPT)) extra.c
 	>\$(CC) \$(CFLAGS) -o \$@ \$^
 	EOF
@@ -135,9 +135,9 @@ test_expect_success 'a new file matched by the inputs glob misses' '
   expect_miss
 '
 
-test_expect_success 'budget=4 then budget=5 misses' '
-  fresh budget OPT=budget=4 &&
-  expect_miss OPT=budget=5
+test_expect_success 'budget=1 then budget=2 misses' '
+  fresh budget OPT=budget=1 &&
+  expect_miss OPT=budget=2
 '
 
 test_expect_success 'min-speedup misses' '

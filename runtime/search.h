@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * search.h: the max-reward search (MaxCode). Each node holds a
+ * candidate's code, its feedback, its critique, its reward and u:
+ *   reward = the confirmed speedup when the candidate is correct and its
+ *            win holds beyond the noise, its measured median speedup when
+ *            it is correct but not promoted, 0 when it is not correct;
+ *   u      = the best discounted reward on the node's path,
+ *            u(n) = max(u(parent), gamma^depth * reward(n)), gamma = 1
+ *            unless MAXCODE_GAMMA says otherwise.
+ * The answer is the best confirmed node ever seen, not the last; it is
+ * confirmed once more before it is stored, and the original is kept,
+ * with a reason naming the best speedup found, when it does not beat
+ * min-speedup.
+ *
+ * Strategies (the budget B is exact):
+ *   flat          B independent proposals from the original
+ *   effi-learner  single paths of depth 2: a proposal from the original,
+ *                 then its refinement (or repair) guided by the critique;
+ *                 repeated until B candidates
+ *   cuda-llm      K = min(4, B) proposals per round for D = ceil(B / K)
+ *                 rounds (the last one cut to hit B): each round expands
+ *                 the best correct node; when a round has no correct
+ *                 node, the next repairs each failed candidate
+ *   gvf           (value-model ranking) needs a model; runs as cuda-llm
+ *
+ * Journal (.maxcode/<key>/journal.jsonl, one JSON object per line):
+ *   journal = header *node
+ *   header  = {"maxcode_journal":1,"key":K,"strategy":S,"budget":B}
+ *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
+ *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
+ *              "reward":x,"u":x,"detail":s,"critique":s,"code":s}
+ * A node line is appended after each evaluation; a search killed midway
+ * resumes from it without evaluating any journaled candidate again. A
+ * torn last line is ignored.
+ */
+#ifndef MC_SEARCH_H
+#define MC_SEARCH_H
+
+#include "buf.h"
+#include "eval.h"
+#include "propose.h"
+#include "target.h"
+
+struct mc_search_node {
+    int parent, depth;
+    unsigned long tag;
+    char *label;
+    struct mc_buf code;
+    enum mc_verdict verdict;
+    int correct, compile_error, confirmed;
+    double speedup, reward, u;
+    char *detail, *critique;
+};
+
+struct mc_search {
+    struct mc_target *t;
+    struct mc_eval *ev;
+    struct mc_builtin builtin;
+    const char *key;
+    const char *strategy;
+    size_t budget;
+    double gamma, time_limit_s;
+    char *journal;            /* path */
+    struct mc_search_node *nodes;
+    size_t n, cap;
+    size_t resumed;           /* nodes read back from the journal */
+    size_t evaluated;         /* nodes evaluated by this run */
+    int best;                 /* index of the best confirmed node, or -1 */
+    double final_speedup;     /* after the last confirmation, or 0 */
+    struct mc_buf reason;     /* why the original is kept */
+};
+
+/*
+ * Set S up for target T judged by EV (prepared), keyed KEY, with its
+ * journal at JOURNAL. Reads the strategy and budget from T's options.
+ */
+enum mc_code mc_search_init(struct mc_search *s, struct mc_target *t,
+                            struct mc_eval *ev, const char *key,
+                            const char *journal, struct mc_err *err);
+void mc_search_release(struct mc_search *s);
+
+/*
+ * Run the search to the budget or the time limit (resuming from the
+ * journal), then confirm the answer. Afterwards S->best >= 0 and
+ * S->final_speedup >= min-speedup when a variant won; otherwise
+ * S->reason says why the original stays.
+ */
+enum mc_code mc_search_run(struct mc_search *s, struct mc_err *err);
+
+/* The number of correct nodes. */
+size_t mc_search_correct(const struct mc_search *s);
+
+#endif /* MC_SEARCH_H */

@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t0022-noise: the timing protocol, small: a no-op candidate (whitespace
+# changed) is never promoted, a candidate that does half the work always
+# is, and the feedback's timing figures hang together. bench/noise is the
+# full-scale version.
+. "$MC_SRCDIR/tests/lib.sh"
+
+export MAXCODE_CACHE_DIR="$TRASH/cache"
+export MAXCODE_TIMING_CAP=2
+ROUNDS=5
+
+# json_get FILE EXPR: print EXPR (Python, over the JSON object d) of FILE.
+json_get () {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# A serial hash chain of N steps (N from stdin), then a redundant pass
+# that recomputes the whole chain to verify it: about 5 ms at -O2.
+cat >orig.c <<\EOF
+#include <stdint.h>
+#include <stdio.h>
+
+static uint64_t
+step(uint64_t x)
+{
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 32;
+    return x;
+}
+
+int
+main(void)
+{
+    long n, i;
+    uint64_t h = 1, v = 1;
+
+    if (scanf("%ld", &n) != 1)
+        return 1;
+    for (i = 0; i < n; i++)
+        h = step(h + (uint64_t)i);
+    for (i = 0; i < n; i++) /* verify: the whole chain again */
+        v = step(v + (uint64_t)i);
+    if (v != h)
+        return 2;
+    printf("%llu\n", (unsigned long long)h);
+    return 0;
+}
+EOF
+# The no-op: whitespace only. The faster one: no verification pass.
+sed 's/^    x \*= \(.*\);$/    x  *=  \1 ;/' orig.c >noop.c
+grep -v 'verify\|v = step\|v != h\|return 2' orig.c |
+  sed 's/, v = 1;/;/' >fast.c
+echo 1000000 >bench.in
+
+# evaluate CAND OUT: one timed evaluation of CAND.c into OUT.json.
+evaluate () {
+  "$MAXCODE_BIN" eval orig.c "$1.c" inputs=bench.in sanitize=0 \
+    --flags -O2 --json >"$2.json"
+}
+
+test_expect_success 'the candidates are what they claim' '
+  ! cmp -s orig.c noop.c &&
+  test "$(tr -d " \n" <orig.c)" = "$(tr -d " \n" <noop.c)" &&
+  ! grep -q verify fast.c && grep -q verify orig.c
+'
+
+test_expect_success "a no-op is promoted 0 times in $ROUNDS" '
+  i=0 &&
+  while [ $i -lt $ROUNDS ]; do
+    i=$((i + 1)) &&
+    evaluate noop noop$i &&
+    json_get noop$i.json "d[\"verdict\"]" >v && echo correct >e &&
+    test_cmp e v &&
+    json_get noop$i.json "d[\"timing\"][\"promoted\"]" >p &&
+    echo "# no-op $i: $(json_get noop$i.json "d[\"timing\"]")" &&
+    echo False >e && test_cmp e p &&
+    json_get noop$i.json "d[\"speedup\"]" >s && echo None >e &&
+    test_cmp e s || exit 1
+  done
+'
+
+test_expect_success "half the work is promoted and confirmed $ROUNDS times" '
+  i=0 &&
+  while [ $i -lt $ROUNDS ]; do
+    i=$((i + 1)) &&
+    evaluate fast fast$i &&
+    echo "# faster $i: $(json_get fast$i.json "d[\"timing\"]")" &&
+    json_get fast$i.json \
+      "d[\"timing\"][\"promoted\"] and d[\"timing\"][\"confirmed\"]" >p &&
+    echo True >e && test_cmp e p &&
+    json_get fast$i.json "1.3 < d[\"speedup\"] < 3" >p && test_cmp e p ||
+    exit 1
+  done
+'
+
+# The figures of one record, as the protocol defines them.
+test_expect_success 'the interval holds the median; 8 to 40 pairs' '
+  for f in noop1 fast1; do
+    json_get $f.json "(lambda t: t[\"ci99_low\"] <= t[\"median_speedup\"]
+      <= t[\"ci99_high\"] and 8 <= t[\"pairs\"] <= 40 and
+      t[\"start\"] < t[\"end\"])(d[\"timing\"])" >p &&
+    echo True >e && test_cmp e p || exit 1
+  done
+'
+
+test_expect_success 'a promoted round ends as soon as its interval decides' '
+  json_get fast1.json "d[\"timing\"][\"pairs\"] < 40" >p &&
+  echo True >e && test_cmp e p
+'
+
+# A no-op's round ends at 40 pairs, when its interval decides, or at the
+# cap (2 s), finishing the pair under way; the phase adds the warm-up.
+test_expect_success 'MAXCODE_TIMING_CAP bounds a round that cannot decide' '
+  for f in noop1 noop2 noop3 noop4 noop5; do
+    json_get $f.json "(lambda t: t[\"end\"] - t[\"start\"] < 2 + 4)(d[\"timing\"])" >p &&
+    echo True >e && test_cmp e p || exit 1
+  done
+'
+
+test_expect_success 'the human record says not promoted for the no-op' '
+  "$MAXCODE_BIN" eval orig.c noop.c inputs=bench.in sanitize=0 \
+    --flags -O2 >out &&
+  contains out "verdict:    correct" && contains out "A/B pairs" &&
+  contains out "not promoted"
+'
+
+test_expect_success '--no-time judges without timing' '
+  "$MAXCODE_BIN" eval orig.c fast.c inputs=bench.in sanitize=0 \
+    --flags -O2 --no-time --json >nt.json &&
+  json_get nt.json \
+    "[d[\"verdict\"], d[\"speedup\"], d[\"timing\"]] == [\"correct\", None, {}]" >p &&
+  echo True >e && test_cmp e p
+'
+
+test_done

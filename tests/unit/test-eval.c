@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test-eval.c: the executor's pure parts: the distribution-free interval
+ * of the median (the promotion statistics), output comparison with and
+ * without tolerance, and the removal of harness time lines.
+ */
+#include "mc_setup.h"
+#include "buf.h"
+#include "eval.h"
+#include "tap.h"
+
+#include <math.h>
+
+/* 1..N in a scrambled order (11 is prime to every N used here). */
+static void
+scrambled(double *x, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        x[i] = (double)((i * 11) % n + 1);
+}
+
+static int
+is_sorted(const double *x, size_t n)
+{
+    size_t i;
+
+    for (i = 1; i < n; i++)
+        if (x[i - 1] > x[i])
+            return 0;
+    return 1;
+}
+
+static void
+test_median_ci__order_statistics(void)
+{
+    double x[40], med, lo, hi;
+
+    /* n = 8: P(Bin(8,1/2) = 0) = 1/256 <= 0.005 < 9/256, so k = 1 and
+     * the 99% interval is the range [x(1), x(8)]. */
+    scrambled(x, 8);
+    is_long(mc_eval_median_ci(x, 8, 0.01, &med, &lo, &hi), 0,
+            "n=8 is enough for a 99% interval");
+    ok(med == 4.5 && lo == 1 && hi == 8, "n=8: median 4.5, [x(1), x(8)]");
+    ok(is_sorted(x, 8), "the values are sorted in place");
+
+    /* n = 12: P(X <= 1) = 13/4096 <= 0.005 < P(X <= 2) = 79/4096:
+     * k = 2, [x(2), x(11)]. */
+    scrambled(x, 12);
+    is_long(mc_eval_median_ci(x, 12, 0.01, &med, &lo, &hi), 0, "n=12: 0");
+    ok(med == 6.5 && lo == 2 && hi == 11, "n=12: median 6.5, [x(2), x(11)]");
+
+    /* n = 20: P(X <= 3) = 1351/2^20 <= 0.005 < P(X <= 4) = 6196/2^20:
+     * k = 4, [x(4), x(17)]. */
+    scrambled(x, 20);
+    is_long(mc_eval_median_ci(x, 20, 0.01, &med, &lo, &hi), 0, "n=20: 0");
+    ok(med == 10.5 && lo == 4 && hi == 17,
+       "n=20: median 10.5, [x(4), x(17)]");
+    /* At 95%: P(X <= 5) = 21700/2^20 <= 0.025 < P(X <= 6): [x(6), x(15)]. */
+    scrambled(x, 20);
+    mc_eval_median_ci(x, 20, 0.05, &med, &lo, &hi);
+    ok(lo == 6 && hi == 15, "n=20 at 95%: [x(6), x(15)]");
+
+    /* n = 40 (MAX_PAIRS): P(X <= 11) = 0.0032 <= 0.005 < P(X <= 12) =
+     * 0.0083: k = 12, [x(12), x(29)]. */
+    scrambled(x, 40);
+    mc_eval_median_ci(x, 40, 0.01, &med, &lo, &hi);
+    ok(med == 20.5 && lo == 12 && hi == 29,
+       "n=40: median 20.5, [x(12), x(29)]");
+
+    /* n = 9, odd: the median is the middle value. */
+    scrambled(x, 9);
+    is_long(mc_eval_median_ci(x, 9, 0.01, &med, &lo, &hi), 0, "n=9: 0");
+    ok(med == 5 && lo == 1 && hi == 9, "n=9: median x(5), [x(1), x(9)]");
+}
+
+static void
+test_median_ci__too_few(void)
+{
+    double x[8], med, lo, hi;
+
+    /* n = 7: P(X = 0) = 1/128 > 0.005: no 99% interval exists. */
+    scrambled(x, 7);
+    is_long(mc_eval_median_ci(x, 7, 0.01, &med, &lo, &hi), -1,
+            "n=7 at 99% returns -1");
+    ok(med == 4 && lo == 1 && hi == 7,
+       "and still gives the median and the range");
+    scrambled(x, 5);
+    is_long(mc_eval_median_ci(x, 5, 0.01, &med, &lo, &hi), -1,
+            "n=5 at 99% returns -1");
+    scrambled(x, 5);
+    is_long(mc_eval_median_ci(x, 5, 0.1, &med, &lo, &hi), 0,
+            "n=5 at 90% has one (1/32 <= 0.05)");
+    x[0] = 3;
+    is_long(mc_eval_median_ci(x, 1, 0.01, &med, &lo, &hi), -1,
+            "n=1 returns -1");
+    ok(med == 3 && lo == 3 && hi == 3, "n=1: all three are the value");
+    is_long(mc_eval_median_ci(x, 0, 0.01, &med, &lo, &hi), -1,
+            "n=0 returns -1");
+}
+
+/* cmp ORIG CAND REL ABS: mc_eval_compare on two strings; the first
+ * difference lands in the static buffer `diff`. */
+static struct mc_buf diff = MC_BUF_INIT;
+
+static int
+cmp(const char *orig, const char *cand, double rel, double abs_tol)
+{
+    mc_buf_reset(&diff);
+    return mc_eval_compare(orig, strlen(orig), cand, strlen(cand), rel,
+                           abs_tol, &diff);
+}
+
+static void
+test_compare__exact(void)
+{
+    ok(cmp("a 1\nb 2\n", "a 1\nb 2\n", -1, 0), "equal text is equal");
+    ok(diff.len == 0, "and leaves no difference");
+    ok(cmp("", "", -1, 0), "two empty outputs are equal");
+    ok(!cmp("a\nb\nc\n", "a\nb\nX\n", -1, 0), "a changed line differs");
+    is_str(diff.s, "line 3: expected 'c', got 'X'",
+           "the first difference names the line and both texts");
+    ok(!cmp("1.0\n", "1.00\n", -1, 0), "exact: 1.0 is not 1.00");
+    ok(!cmp("a\nb\n", "a\n", -1, 0), "missing output differs");
+    is_str(diff.s, "line 2: expected 'b', got end of output",
+           "and says the candidate's output ended");
+    ok(!cmp("a\n", "a\nextra\n", -1, 0), "extra output differs");
+    is_str(diff.s, "line 2: expected end of output, got 'extra'",
+           "and says the original's output ended");
+    ok(!cmp("x\n", "x", -1, 0), "a missing final newline differs");
+    ok(mc_eval_compare("ab", 2, "ac", 2, -1, 0, NULL) == 0,
+       "DIFF may be NULL");
+    {
+        char longer[300];
+        memset(longer, 'y', sizeof(longer) - 1);
+        longer[sizeof(longer) - 1] = '\0';
+        ok(!cmp("short\n", longer, -1, 0), "a long line differs");
+        contains(diff.s, "...'", "and is cut in the message");
+        ok(diff.len < 300, "to about 120 bytes");
+    }
+    {
+        /* Binary output: NUL bytes are compared like any other. */
+        ok(mc_eval_compare("a\0b", 3, "a\0b", 3, -1, 0, NULL) == 1 &&
+               mc_eval_compare("a\0b", 3, "a\0c", 3, -1, 0, NULL) == 0,
+           "bytes after a NUL count");
+    }
+}
+
+static void
+test_compare__tolerance(void)
+{
+    ok(cmp("x = 1.000001\n", "x = 1.000002\n", 1e-5, 0),
+       "within the relative tolerance");
+    ok(!cmp("x = 1.000001\n", "x = 1.000002\n", 1e-7, 0),
+       "beyond the relative tolerance");
+    contains(diff.s, "line 1:", "the difference names the line");
+    ok(cmp("0.0\n", "1e-10\n", 0, 1e-9), "within the absolute tolerance");
+    ok(!cmp("0.0\n", "1e-10\n", 0, 1e-12), "beyond the absolute tolerance");
+    ok(cmp("1 2 3\n", "1.0000001 2 3.0000001\n", 1e-6, 0),
+       "every number of a line is compared as a number");
+    ok(cmp("-0.5\n", "-0.50000001\n", 1e-6, 0), "signs are kept");
+    ok(!cmp("-0.5\n", "0.5\n", 1e-6, 0), "a flipped sign differs");
+    ok(cmp("1e3\n", "1000\n", 0, 0), "numbers compare by value");
+    ok(cmp("a: 1\nb: 2\n", "a: 1\nb: 2.0000000001\n", 1e-6, 0),
+       "on any line");
+    ok(!cmp("sum: 3\n", "sum= 3\n", 1, 1), "the text between numbers is "
+       "compared exactly");
+    ok(!cmp("v1 2\n", "v1.0 2\n", 1, 1),
+       "digits inside a word are text, not a number");
+    ok(!cmp("2\n", "2\n3\n", 1, 1), "extra output differs under tolerance");
+    ok(!cmp("1.5\n2.5\n", "1.5\n9.5\n", 1e-3, 0), "a far number differs");
+    is_str(diff.s, "line 2: expected '2.5', got '9.5'",
+           "with the line of the first difference");
+}
+
+static void
+test_compare__nan_inf(void)
+{
+    ok(!cmp("1.5\n", "nan\n", 1, 1e9), "NaN where the original is finite "
+       "fails, whatever the tolerance");
+    ok(!cmp("1.5\n", "inf\n", 1, 1e9), "so does inf");
+    ok(!cmp("1.5\n", "-inf\n", 1, 1e9), "and -inf");
+    ok(!cmp("1.5\n", "-nan\n", 1, 1e9), "and -nan");
+    ok(cmp("nan\n", "nan\n", 1e-6, 0), "NaN where the original has NaN "
+       "passes");
+    ok(cmp("nan\n", "-nan\n", 1e-6, 0), "whatever its sign");
+    ok(cmp("inf -inf\n", "inf -inf\n", 1e-6, 0), "infinities match "
+       "themselves");
+    ok(!cmp("inf\n", "-inf\n", 1e-6, 0), "not the other sign");
+    ok(!cmp("inf\n", "1e308\n", 1, 1e300), "nor a finite number");
+    ok(!cmp("nan\n", "1\n", 1, 1), "a number where the original has NaN "
+       "fails");
+    ok(!cmp("1.5\n", "nan\n", -1, 0), "exact mode: NaN is other text");
+}
+
+static void
+test_strip_times__lines(void)
+{
+    struct mc_buf b = MC_BUF_INIT;
+
+    mc_buf_adds(&b, "a\nmaxcode-time: 0.5\nb\nmaxcode-time: 0.25\n");
+    ok(mc_eval_strip_times(&b) == 0.75, "the times are summed");
+    is_str(b.s, "a\nb\n", "and their lines removed");
+    mc_buf_reset(&b);
+    mc_buf_adds(&b, "a\nb\n");
+    ok(mc_eval_strip_times(&b) < 0, "no time line: negative");
+    is_str(b.s, "a\nb\n", "and the text unchanged");
+    mc_buf_reset(&b);
+    mc_buf_adds(&b, "x\nmaxcode-time: 2");
+    ok(mc_eval_strip_times(&b) == 2, "a last line without a newline");
+    is_str(b.s, "x\n", "is removed too");
+    mc_buf_reset(&b);
+    mc_buf_adds(&b, "maxcode-time: 0\n");
+    ok(mc_eval_strip_times(&b) == 0, "a zero time is a time, not none");
+    is_long(b.len, 0, "the line is gone");
+    mc_buf_reset(&b);
+    mc_buf_adds(&b, " maxcode-time: 1\nsum maxcode-time: 1\n");
+    ok(mc_eval_strip_times(&b) < 0, "only at the start of a line");
+    is_str(b.s, " maxcode-time: 1\nsum maxcode-time: 1\n",
+           "other lines are output");
+    mc_buf_reset(&b);
+    mc_buf_adds(&b, "maxcode-time: -1\nmaxcode-time: nan\nok\n");
+    ok(mc_eval_strip_times(&b) < 0, "negative and NaN times do not count");
+    is_str(b.s, "ok\n", "but their lines are removed");
+    mc_buf_release(&b);
+    mc_buf_init(&b);
+    ok(mc_eval_strip_times(&b) < 0 && b.len == 0,
+       "an empty (unallocated) buffer");
+}
+
+int
+main(void)
+{
+    TAP_RUN(test_median_ci__order_statistics);
+    TAP_RUN(test_median_ci__too_few);
+    TAP_RUN(test_compare__exact);
+    TAP_RUN(test_compare__tolerance);
+    TAP_RUN(test_compare__nan_inf);
+    TAP_RUN(test_strip_times__lines);
+    mc_buf_release(&diff);
+    return tap_done();
+}
