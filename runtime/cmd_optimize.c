@@ -480,7 +480,8 @@ mc_cmd_optimize(int argc, char **argv)
             unlink(journal.s);
         mc_err_clear(&err);
         if (mc_file_mkdirs_for(journal.s, &err) ||
-            mc_search_init(&search, &t, &ev, key, journal.s, &err) ||
+            mc_search_init(&search, &t, &ev, key, journal.s, cache.dir,
+                           &err) ||
             mc_search_run(&search, &err)) {
             snprintf(why, sizeof(why), "the search failed: %s", err.msg);
             reason = why;
@@ -494,7 +495,6 @@ mc_cmd_optimize(int argc, char **argv)
             reason = why;
         }
         search_ok = 1;
-        d.n[MC_STAT_CANDIDATES] = search.evaluated;
         oc.candidates = search.n;
         oc.correct = mc_search_correct(&search);
         oc.search = &search;

@@ -6,6 +6,7 @@
 #include "mc_setup.h"
 #include "search.h"
 #include "alloc.h"
+#include "cache.h"
 #include "file.h"
 #include "log.h"
 
@@ -34,7 +35,8 @@ node_release(struct mc_search_node *nd)
 
 enum mc_code
 mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
-               const char *key, const char *journal, struct mc_err *err)
+               const char *key, const char *journal, const char *cache_dir,
+               struct mc_err *err)
 {
     const char *g = getenv("MAXCODE_GAMMA");
     enum mc_code rc;
@@ -44,6 +46,7 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
     s->t = t;
     s->ev = ev;
     s->key = key;
+    s->cache_dir = cache_dir;
     s->best = -1;
     s->strategy = mc_target_get(t, MC_OPT_STRATEGY);
     s->budget = (size_t)atol(mc_target_get(t, MC_OPT_BUDGET));
@@ -331,6 +334,18 @@ evaluate(struct mc_search *s, int parent, unsigned long tag,
         return rc;
     }
     s->evaluated++;
+    if (s->cache_dir) {
+        /* Counted now, not at the end: a killed search's work shows. */
+        struct mc_cache c;
+        struct mc_stats d;
+
+        memset(&d, 0, sizeof(d));
+        d.n[MC_STAT_CANDIDATES] = 1;
+        if (mc_cache_init(&c, s->cache_dir, NULL) == MC_OK) {
+            mc_cache_stats_add(&c, &d, NULL);
+            mc_cache_release(&c);
+        }
+    }
     nd->verdict = fb.verdict;
     nd->correct = fb.correct;
     nd->compile_error = fb.verdict == MC_VERDICT_COMPILE_ERROR;

@@ -58,6 +58,7 @@ struct mc_search {
     struct mc_eval *ev;
     struct mc_builtin builtin;
     const char *key;
+    const char *cache_dir;    /* counters: each candidate counts at once */
     const char *strategy;
     size_t budget;
     double gamma, time_limit_s;
@@ -73,11 +74,14 @@ struct mc_search {
 
 /*
  * Set S up for target T judged by EV (prepared), keyed KEY, with its
- * journal at JOURNAL. Reads the strategy and budget from T's options.
+ * journal at JOURNAL; each evaluated candidate is counted at once in the
+ * cache at CACHE_DIR (NULL: not counted). Reads the strategy and budget
+ * from T's options.
  */
 enum mc_code mc_search_init(struct mc_search *s, struct mc_target *t,
                             struct mc_eval *ev, const char *key,
-                            const char *journal, struct mc_err *err);
+                            const char *journal, const char *cache_dir,
+                            struct mc_err *err);
 void mc_search_release(struct mc_search *s);
 
 /*

@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t0030-search: the max-reward search with the built-in proposer: each
+# strategy evaluates exactly its budget, the built program's outputs equal
+# the original's, a killed search resumes from its journal without
+# evaluating anything twice, and a target with nothing to win keeps the
+# original with a reason that names the best speedup found.
+. "$MC_SRCDIR/tests/lib.sh"
+
+export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_TIMING_CAP=1
+
+stat_of () {
+  "$MAXCODE_BIN" stats --json |
+    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
+}
+
+json_get () {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# project DIR OPTIONS: a kernel that -O3 vectorizes and -O2 does not.
+project () {
+  mkdir -p "$1/t" &&
+  cat >"$1/hot.c" <<-\EOF &&
+	#include <stdio.h>
+	#include <stdlib.h>
+	static void
+	kernel(float *restrict a, const float *restrict b, int n, int reps)
+	{
+	    for (int r = 0; r < reps; r++)
+	        for (int i = 0; i < n; i++)
+	            a[i] = a[i] * 0.5f + b[i];
+	}
+	int main(void)
+	{
+	    int n, reps;
+	    if (scanf("%d %d", &n, &reps) != 2) return 1;
+	    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+	    for (int i = 0; i < n; i++) b[i] = (float)(i % 5);
+	    kernel(a, b, n, reps);
+	    double s = 0;
+	    for (int i = 0; i < n; i++) s += a[i];
+	    printf("%.9e\n", s);
+	    return 0;
+	}
+	EOF
+  echo "2000 200" >"$1/t/a.in" && echo "3000 100" >"$1/t/b.in" &&
+  printf 'load %s\nCFLAGS = -O2\nprog: $(maxcode hot.c, inputs=t/*.in, %s)\n\t$(CC) $(CFLAGS) -o $@ $^\n' \
+    "$PLUGIN" "$2" >"$1/Makefile"
+}
+
+for s in flat effi-learner cuda-llm; do
+  test_expect_success "strategy $s evaluates exactly the budget" "
+    project $s 'strategy=$s, budget=5' && cd $s &&
+    before=\$(stat_of candidates) &&
+    run_make >out 2>err &&
+    test \$(( \$(stat_of candidates) - before )) -eq 5 &&
+    test \$(grep -c '^maxcode: hot.c \[[0-9]/5\]' err) -eq 5 &&
+    \"\$MAXCODE_BIN\" show hot.c --json >m &&
+    test \"\$(json_get m 'd[\"candidates\"]')\" = 5 &&
+    test \"\$(json_get m 'len(d[\"trajectory\"])')\" = 5
+  "
+done
+
+test_expect_success 'the built program prints what the original prints' '
+  cd cuda-llm && cc -O2 -o orig hot.c &&
+  for f in t/*.in; do ./orig <$f >want; ./prog <$f >got; cmp want got || exit 1; done
+'
+
+test_expect_success 'progress lines carry a critique' '
+  grep -q "^maxcode: hot.c \[1/5\] correct [0-9.]*x (best [0-9.]*x): added " cuda-llm/err
+'
+
+test_expect_success 'a killed search resumes from its journal' '
+  project resume "strategy=flat, budget=4" && cd resume &&
+  before=$(stat_of candidates) &&
+  { run_make >out1 2>err1 & } &&
+  i=0 &&
+  while [ $i -lt 300 ]; do
+    j=$(ls .maxcode/*/journal.jsonl 2>/dev/null | head -n 1)
+    test -n "$j" && test "$(wc -l <"$j")" -ge 3 && break
+    sleep 0.1; i=$((i + 1))
+  done &&
+  test -n "$j" &&
+  key=$(basename "$(dirname "$j")") &&
+  pkill -9 -f "optimize --key $key" ;
+  wait ;
+  done1=$(( $(wc -l <"$j") - 1 )) &&
+  test "$done1" -ge 2 && test "$done1" -lt 4 &&
+  run_make >out2 2>err2 &&
+  grep -q "resumed from the journal: $done1 of 4 candidates" err2 &&
+  test $(( $(stat_of candidates) - before )) -eq 4 &&
+  test -x prog
+'
+
+test_expect_success 'nothing to win keeps the original and names the best speedup' '
+  mkdir -p io/t && cd io &&
+  printf "#include <stdio.h>\nint main(void){int c; while((c=getchar())!=EOF) putchar(c); return 0;}\n" >hot.c &&
+  echo hello >t/a.in &&
+  printf "load %s\nCFLAGS = -O2\nprog: \$(maxcode hot.c, inputs=t/*.in, budget=3)\n\t\$(CC) \$(CFLAGS) -o \$@ \$^\n" "$PLUGIN" >Makefile &&
+  run_make >out 2>err &&
+  "$MAXCODE_BIN" show hot.c --json >m &&
+  test "$(json_get m "d[\"status\"]")" = original &&
+  json_get m "d[\"reason\"]" | grep -q "the best was [0-9.]*x"
+'
+
+test_done
