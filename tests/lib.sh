@@ -7,7 +7,9 @@
 #   test_skip 'NAME' 'REASON'               a skip, with its reason
 #   test_done                               prints the plan, sets the status
 # Helpers for the commands: run_make (the system make with this build's
-# plugin), expect_exit N CMD..., and test_cmp EXPECTED ACTUAL.
+# plugin), expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
+# TEXT, stat_of NAME / expect_stat NAME VALUE (counters), entries (cache
+# entries) and json_get FILE EXPR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
 # MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
 
@@ -67,6 +69,26 @@ test_cmp () {
 contains () {
   grep -qF -- "$2" "$1" || {
     echo "# '$1' lacks: $2"; sed 's/^/#   /' "$1"; return 1; }
+}
+
+# stat_of NAME: counter NAME of `maxcode stats --json`.
+stat_of () {
+  "$MAXCODE_BIN" stats --json |
+    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
+}
+
+# expect_stat NAME VALUE: counter NAME is VALUE.
+expect_stat () {
+  got=$(stat_of "$1")
+  [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
+}
+
+# entries: how many entries the cache holds.
+entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
+
+# json_get FILE EXPR: print EXPR (Python, over the JSON object d) of FILE.
+json_get () {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
 test_expect_success () {

@@ -7,21 +7,6 @@
 # with its own cache, built once before the change.
 . "$MC_SRCDIR/tests/lib.sh"
 
-# stat_of NAME: counter NAME of `maxcode stats --json`.
-stat_of () {
-  "$MAXCODE_BIN" stats --json |
-    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
-}
-
-# expect_stat NAME VALUE: counter NAME is VALUE.
-expect_stat () {
-  got=$(stat_of "$1")
-  [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
-}
-
-# entries: how many entries the cache holds.
-entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
-
 # tabify: a makefile from stdin, each leading '>' made a tab.
 tabify () { sed 's/^>/\t/'; }
 

@@ -8,26 +8,6 @@
 
 export MAXCODE_CACHE_DIR="$TRASH/cache"
 
-# stat_of NAME: counter NAME of `maxcode stats --json`.
-stat_of () {
-  "$MAXCODE_BIN" stats --json |
-    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
-}
-
-# expect_stat NAME VALUE: counter NAME is VALUE.
-expect_stat () {
-  got=$(stat_of "$1")
-  [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
-}
-
-# entries: how many entries the cache holds.
-entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
-
-# json_get FILE EXPR: print EXPR (Python, over the JSON object d) of FILE.
-json_get () {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 # tabify: a makefile from stdin, each leading '>' made a tab.
 tabify () { sed 's/^>/\t/'; }
 

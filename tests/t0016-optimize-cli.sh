@@ -8,8 +8,6 @@ mkdir -p a b
 printf 'int main(void) { return 0; }\n' >a/x.c
 cp a/x.c b/x.c
 
-entries () { "$MAXCODE_BIN" cache list | wc -l; }
-
 test_expect_success 'mode off prints SOURCE and stores nothing' '
   "$MAXCODE_BIN" optimize --mode off a/x.c >out &&
   echo a/x.c >expect && test_cmp expect out &&

@@ -10,11 +10,6 @@ export MAXCODE_CACHE_DIR="$TRASH/cache"
 export MAXCODE_TIMING_CAP=2
 ROUNDS=5
 
-# json_get FILE EXPR: print EXPR (Python, over the JSON object d) of FILE.
-json_get () {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 # A serial hash chain of N steps (N from stdin), then a redundant pass
 # that recomputes the whole chain to verify it: about 5 ms at -O2.
 cat >orig.c <<\EOF

@@ -8,10 +8,6 @@
 
 export MAXCODE_CACHE_DIR="$TRASH/cache"
 
-json_get () {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 # A loop of N steps (N from stdin) done twice; the candidate does it once.
 cat >orig.c <<\EOF
 #include <stdio.h>

@@ -11,10 +11,6 @@ export MAXCODE_TIMING_CAP=1
 mkdir -p "$MAXCODE_CACHE_DIR"
 LOCK="$MAXCODE_CACHE_DIR/timing.lock"
 
-json_get () {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 cat >orig.c <<\EOF
 #include <stdio.h>
 int

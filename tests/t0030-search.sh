@@ -9,15 +9,6 @@
 
 export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_TIMING_CAP=1
 
-stat_of () {
-  "$MAXCODE_BIN" stats --json |
-    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
-}
-
-json_get () {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-
 # project DIR OPTIONS: a kernel that -O3 vectorizes and -O2 does not.
 project () {
   mkdir -p "$1/t" &&
