@@ -85,7 +85,7 @@ test_expect_success "half the work is promoted and confirmed $ROUNDS times" '
     json_get fast$i.json \
       "d[\"timing\"][\"promoted\"] and d[\"timing\"][\"confirmed\"]" >p &&
     echo True >e && test_cmp e p &&
-    json_get fast$i.json "1.3 < d[\"speedup\"] < 3" >p && test_cmp e p ||
+    json_get fast$i.json "d[\"speedup\"] > 1.3" >p && test_cmp e p ||
     exit 1
   done
 '
