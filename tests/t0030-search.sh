@@ -62,6 +62,12 @@ test_expect_success 'progress lines carry a critique' '
   grep -q "^maxcode: hot.c \[1/5\] correct [0-9.]*x (best [0-9.]*x): added " cuda-llm/err
 '
 
+test_expect_success 'MAXCODE_LOG=quiet silences the progress lines' '
+  project quiet "strategy=flat, budget=2" && cd quiet &&
+  MAXCODE_LOG=quiet run_make >out 2>err &&
+  ! grep "^maxcode:" err && test -x prog
+'
+
 test_expect_success 'a killed search resumes from its journal' '
   project resume "strategy=flat, budget=4" && cd resume &&
   before=$(stat_of candidates) &&
