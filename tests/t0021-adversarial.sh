@@ -130,7 +130,7 @@ EOC
 test_expect_success 'an infinite loop: timeout after about 5 s' '
   t0=$(now) && ev loop.c && t1=$(now) &&
   json fb "j[\"verdict\"] == \"timeout\"" "j[\"compiled\"] is True" \
-    "\"timed out after 5.0 s\" in j[\"detail\"]" &&
+    "\"timed out after 5.\" in j[\"detail\"]" &&
   python3 -c "import sys; d = $t1 - $t0; print(\"# %.1f s\" % d); sys.exit(not 4.5 < d < 15)" &&
   contained
 '
