@@ -198,9 +198,8 @@ enum mc_code
 mc_entry_read_file(const char *path, struct mc_entry *e, struct mc_err *err)
 {
     struct mc_buf raw = MC_BUF_INIT;
-    enum mc_code rc;
-
     struct stat st;
+    enum mc_code rc;
 
     rc = mc_file_read_stat(path, &raw, &st, err);
     if (!rc)

@@ -679,16 +679,20 @@ result_release(struct run_result *res)
     run_out_release(&res->o);
 }
 
-/* One timing sample of EXE: the sum over the bench inputs. */
+/*
+ * Run EXE once per bench input, under TOOL ("perf", "valgrind") when it
+ * is not NULL: the sum of the seconds, or of the instructions counted,
+ * into *TOTAL. *FAILED tells a run that timed out or was killed.
+ */
 static enum mc_code
-time_sample(struct mc_eval *ev, const char *exe, double timeout,
-            double *seconds, int *failed, struct mc_err *err)
+bench_runs(struct mc_eval *ev, const char *exe, const char *tool,
+           double timeout, double *total, int *failed, struct mc_err *err)
 {
     const struct mc_strv *bench = &ev->t->bench_inputs;
     size_t i, n = bench->n ? bench->n : 1;
     enum mc_code rc = MC_OK;
 
-    *seconds = 0;
+    *total = 0;
     *failed = 0;
     for (i = 0; i < n && !rc; i++) {
         struct run_spec spec;
@@ -699,13 +703,25 @@ time_sample(struct mc_eval *ev, const char *exe, double timeout,
         spec.input = bench->n ? bench->v[i] : NULL;
         spec.timeout_s = timeout;
         spec.untrusted = 1;
+        spec.tool = tool;
         rc = run_once(ev, &spec, &res, err);
         if (!rc && (res.timed_out || res.signaled))
             *failed = 1;
-        *seconds += res.seconds;
+        if (!rc && tool && res.instructions < 0)
+            rc = mc_err_set(err, MC_EIO, "%s reported no instruction count "
+                            "(or more than one)", tool);
+        *total += tool ? res.instructions : res.seconds;
         result_release(&res);
     }
     return rc;
+}
+
+/* One timing sample of EXE: the sum over the bench inputs. */
+static enum mc_code
+time_sample(struct mc_eval *ev, const char *exe, double timeout,
+            double *seconds, int *failed, struct mc_err *err)
+{
+    return bench_runs(ev, exe, NULL, timeout, seconds, failed, err);
 }
 
 /* Instructions of EXE over the bench inputs, with perf or valgrind. */
@@ -713,9 +729,7 @@ static enum mc_code
 count_instructions(struct mc_eval *ev, const char *exe, double *count,
                    struct mc_err *err)
 {
-    const struct mc_strv *bench = &ev->t->bench_inputs;
-    size_t i, n = bench->n ? bench->n : 1;
-    enum mc_code rc = MC_OK;
+    int failed;
 
     if (!ev->instr_tool) {
         /* Probe once: perf counts only where the kernel lets it. */
@@ -733,25 +747,8 @@ count_instructions(struct mc_eval *ev, const char *exe, double *count,
         result_release(&res);
         mc_err_clear(err);
     }
-    *count = 0;
-    for (i = 0; i < n && !rc; i++) {
-        struct run_spec spec;
-        struct run_result res;
-
-        memset(&spec, 0, sizeof(spec));
-        spec.exe = exe;
-        spec.input = bench->n ? bench->v[i] : NULL;
-        spec.timeout_s = 600;
-        spec.untrusted = 1;
-        spec.tool = ev->instr_tool == 1 ? "perf" : "valgrind";
-        rc = run_once(ev, &spec, &res, err);
-        if (!rc && res.instructions < 0)
-            rc = mc_err_set(err, MC_EIO, "%s reported no instruction count",
-                            spec.tool);
-        *count += res.instructions;
-        result_release(&res);
-    }
-    return rc;
+    return bench_runs(ev, exe, ev->instr_tool == 1 ? "perf" : "valgrind",
+                      600, count, &failed, err);
 }
 
 static int
