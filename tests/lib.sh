@@ -9,7 +9,8 @@
 # Helpers for the commands: run_make (the system make with this build's
 # plugin), expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
 # TEXT, stat_of NAME / expect_stat NAME VALUE (counters), entries (cache
-# entries) and json_get FILE EXPR.
+# entries), json_get FILE EXPR, json FILE EXPR..., tabify and
+# sample_unit DIR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
 # MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
 
@@ -89,6 +90,46 @@ entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
 # json_get FILE EXPR: print EXPR (Python, over the JSON object d) of FILE.
 json_get () {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# json FILE EXPR...: each Python EXPR, over the JSON object j, holds;
+# when one does not, say which and show the object.
+json () {
+  f=$1; shift
+  python3 - "$f" "$@" <<'EOP'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for e in sys.argv[2:]:
+    if not eval(e):
+        print("# failed: %s\n# record: %s" % (e, json.dumps(j, indent=1)))
+        sys.exit(1)
+EOP
+}
+
+# tabify: a makefile from stdin, each leading '>' made a tab (a <<-
+# here-document strips the tabs of recipe lines).
+tabify () { sed 's/^>/\t/'; }
+
+# sample_unit DIR: a marked source DIR/src/hot.c that includes a header
+# next to it (src/util.h), and two inputs t/a.in and t/b.in; it prints
+# twice the sum of its input.
+sample_unit () {
+  mkdir -p "$1/src" "$1/t" &&
+  printf 'static int twice(int x) { return 2 * x; }\n' >"$1/src/util.h" &&
+  cat >"$1/src/hot.c" <<-\EOF &&
+	#include <stdio.h>
+	#include "util.h"
+	int main(void)
+	{
+	    int x, s = 0;
+	    while (scanf("%d", &x) == 1)
+	        s += twice(x);
+	    printf("%d\n", s);
+	    return 0;
+	}
+	EOF
+  printf '1 2 3\n' >"$1/t/a.in" &&
+  printf '10\n' >"$1/t/b.in"
 }
 
 test_expect_success () {

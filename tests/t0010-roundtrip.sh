@@ -10,31 +10,10 @@ export MAXCODE_CACHE_DIR="$TRASH/cache"
 # A trivial program: nothing here may win by noise.
 export MAXCODE_MIN_SPEEDUP=1000
 
-# tabify: a makefile from stdin, with each leading '>' made a tab (a
-# <<- here-document strips the tabs of recipe lines).
-tabify () { sed 's/^>/\t/'; }
-
 # project DIR: a small program with a marked source that includes a
 # header next to it, and two inputs. The Makefile's first rule is prog.
 project () {
-  mkdir -p "$1/src" "$1/t" &&
-  cat >"$1/src/util.h" <<-\EOF &&
-	static int twice(int x) { return 2 * x; }
-	EOF
-  cat >"$1/src/hot.c" <<-\EOF &&
-	#include <stdio.h>
-	#include "util.h"
-	int main(void)
-	{
-	    int x, s = 0;
-	    while (scanf("%d", &x) == 1)
-	        s += twice(x);
-	    printf("%d\n", s);
-	    return 0;
-	}
-	EOF
-  printf '1 2 3\n' >"$1/t/a.in" &&
-  printf '10\n' >"$1/t/b.in" &&
+  sample_unit "$1" &&
   tabify >"$1/Makefile" <<-EOF
 	load $PLUGIN
 	prog: \$(maxcode src/hot.c, inputs=t/*.in)

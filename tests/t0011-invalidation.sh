@@ -7,9 +7,6 @@
 # with its own cache, built once before the change.
 . "$MC_SRCDIR/tests/lib.sh"
 
-# tabify: a makefile from stdin, each leading '>' made a tab.
-tabify () { sed 's/^>/\t/'; }
-
 # project DIR: hot.c (main) includes util.h and calls bump() from the
 # link file extra.c; two inputs; options from $(OPT).
 project () {

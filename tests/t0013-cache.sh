@@ -6,31 +6,11 @@
 # upkeep commands (trim, clean, stats --zero) do what they say.
 . "$MC_SRCDIR/tests/lib.sh"
 
-# tabify: a makefile from stdin, each leading '>' made a tab.
-tabify () { sed 's/^>/\t/'; }
-
 # project DIR: a marked source with a header and two inputs; the program
 # is $(PROG), prog by default. With SYNC=FILE, make creates FILE once it
 # has looked the key up.
 project () {
-  mkdir -p "$1/src" "$1/t" &&
-  cat >"$1/src/util.h" <<-\EOF &&
-	static int twice(int x) { return 2 * x; }
-	EOF
-  cat >"$1/src/hot.c" <<-\EOF &&
-	#include <stdio.h>
-	#include "util.h"
-	int main(void)
-	{
-	    int x, s = 0;
-	    while (scanf("%d", &x) == 1)
-	        s += twice(x);
-	    printf("%d\n", s);
-	    return 0;
-	}
-	EOF
-  printf '1 2 3\n' >"$1/t/a.in" &&
-  printf '10\n' >"$1/t/b.in" &&
+  sample_unit "$1" &&
   tabify >"$1/Makefile" <<-EOF
 	load $PLUGIN
 	PROG = prog

@@ -8,9 +8,6 @@
 
 export MAXCODE_CACHE_DIR="$TRASH/cache"
 
-# tabify: a makefile from stdin, each leading '>' made a tab.
-tabify () { sed 's/^>/\t/'; }
-
 # The glob is quoted in the pragma: unquoted, its '/*' would open a C
 # comment.
 mkdir -p src t

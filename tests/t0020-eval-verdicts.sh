@@ -18,19 +18,6 @@ mkdir -p t
 echo 300000 >t/a.in
 echo 500000 >t/b.in
 
-# json FILE EXPR...: each Python EXPR, over the feedback record j, holds.
-json () {
-  f=$1; shift
-  python3 - "$f" "$@" <<'EOP'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for e in sys.argv[2:]:
-    if not eval(e):
-        print("# failed: %s\n# record: %s" % (e, json.dumps(j, indent=1)))
-        sys.exit(1)
-EOP
-}
-
 # The original does its work 20 times over; the candidate once.
 cat >slow.c <<'EOC'
 #include <stdio.h>

@@ -75,19 +75,6 @@ contained () {
   return $ok
 }
 
-# json FILE EXPR...: each Python EXPR, over the feedback record j, holds.
-json () {
-  f=$1; shift
-  python3 - "$f" "$@" <<'EOP'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for e in sys.argv[2:]:
-    if not eval(e):
-        print("# failed: %s\n# record: %s" % (e, json.dumps(j, indent=1)))
-        sys.exit(1)
-EOP
-}
-
 # fresh: nothing an earlier, failed test left (it said so already).
 fresh () {
   kill_leftovers; rm -rf "$TMPDIR"/maxcode-eval-*
