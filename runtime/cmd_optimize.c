@@ -28,6 +28,7 @@
 #include "file.h"
 #include "hash.h"
 #include "log.h"
+#include "prompt.h"
 #include "spawn.h"
 #include "target.h"
 #include "variant.h"
@@ -207,13 +208,38 @@ manifest(const struct mc_target *t, const char *key, const struct outcome *o,
     cJSON_AddNumberToObject(m, "candidates", (double)o->candidates);
     cJSON_AddNumberToObject(m, "correct_candidates", (double)o->correct);
     cJSON_AddStringToObject(m, "strategy", mc_target_get(t, MC_OPT_STRATEGY));
-    cJSON_AddStringToObject(m, "proposer",
-                            o->search ? "builtin"
-                                      : mc_target_get(t, MC_OPT_PROPOSER));
+    cJSON_AddStringToObject(m, "proposer", mc_target_proposer(t));
     cJSON_AddStringToObject(m, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
-    cJSON_AddNumberToObject(m, "llm_requests", 0);
-    cJSON_AddNumberToObject(m, "tokens_in", 0);
-    cJSON_AddNumberToObject(m, "tokens_out", 0);
+    if (o->search && o->search->use_llm) {
+        const struct mc_llm *l = &o->search->llm;
+
+        cJSON_AddNumberToObject(m, "llm_requests",
+                                (double)l->total.requests);
+        cJSON_AddNumberToObject(m, "tokens_in", (double)l->total.tokens_in);
+        cJSON_AddNumberToObject(m, "tokens_out",
+                                (double)l->total.tokens_out);
+        cJSON_AddNumberToObject(m, "cost", l->total.cost);
+        cJSON_AddStringToObject(m, "critic_model", o->search->critic_model);
+        cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
+        obj = cJSON_AddObjectToObject(m, "usage");
+        for (i = 0; obj && i < l->n_models; i++) {
+            cJSON *u = cJSON_AddObjectToObject(obj, l->models[i].model);
+            if (!u)
+                break;
+            cJSON_AddNumberToObject(u, "requests",
+                                    (double)l->models[i].u.requests);
+            cJSON_AddNumberToObject(u, "tokens_in",
+                                    (double)l->models[i].u.tokens_in);
+            cJSON_AddNumberToObject(u, "tokens_out",
+                                    (double)l->models[i].u.tokens_out);
+            cJSON_AddNumberToObject(u, "cost", l->models[i].u.cost);
+        }
+    } else {
+        cJSON_AddNumberToObject(m, "llm_requests", 0);
+        cJSON_AddNumberToObject(m, "tokens_in", 0);
+        cJSON_AddNumberToObject(m, "tokens_out", 0);
+        cJSON_AddNumberToObject(m, "cost", 0);
+    }
     cJSON_AddStringToObject(m, "created", created);
     cJSON_AddStringToObject(m, "maxcode_version", PACKAGE_VERSION);
     cJSON_AddStringToObject(m, "compiler", t->compiler);
@@ -467,11 +493,6 @@ mc_cmd_optimize(int argc, char **argv)
         }
         ev_ok = 1;
     }
-    if (searchable && !strcmp(mc_target_get(&t, MC_OPT_PROPOSER), "llm")) {
-        reason = "proposer=llm: the model-driven proposer is not in this "
-                 "version of maxcode";
-        searchable = 0;
-    }
     if (searchable) {
         struct mc_buf journal = MC_BUF_INIT;
 
@@ -485,6 +506,10 @@ mc_cmd_optimize(int argc, char **argv)
             mc_search_run(&search, &err)) {
             snprintf(why, sizeof(why), "the search failed: %s", err.msg);
             reason = why;
+        } else if (search.final_speedup <= 0 && search.endpoint_failed &&
+                   !search.n) {
+            snprintf(why, sizeof(why), "%s", search.reason.s);
+            reason = why;
         } else if (search.final_speedup > 0) {
             oc.status = "optimized";
             oc.speedup = search.final_speedup;
@@ -495,6 +520,13 @@ mc_cmd_optimize(int argc, char **argv)
             reason = why;
         }
         search_ok = 1;
+        if (search.endpoint_failed && !search.n) {
+            /* Nothing was learnt: not cached, so the next build tries
+             * the endpoint again. */
+            mc_info("%s: not cached; the next build tries the model again",
+                    t.source);
+            store = 0;
+        }
         oc.candidates = search.n;
         oc.correct = mc_search_correct(&search);
         oc.search = &search;

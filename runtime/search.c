@@ -9,6 +9,8 @@
 #include "cache.h"
 #include "file.h"
 #include "log.h"
+#include "mark.h"
+#include "prompt.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -56,6 +58,33 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
     if (!s->journal)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     rc = mc_builtin_init(&s->builtin, t, err);
+    if (rc || strcmp(mc_target_proposer(t), "llm"))
+        return rc;
+    {
+        struct mc_mark m = MC_MARK_INIT;
+        if (mc_mark_scan(t->text.s ? t->text.s : "", t->text.len, &m,
+                         NULL) == MC_OK)
+            s->fenced = m.n_fences > 0;
+        mc_mark_release(&m);
+    }
+    {
+        const char *fields = mc_target_get(t, MC_OPT_FIELDS);
+        const char *critic = mc_conf_get(&t->conf, MC_SET_CRITIC_MODEL);
+
+        s->model = mc_conf_get(&t->conf, MC_SET_MODEL);
+        s->critic_model = *critic ? critic : s->model;
+        s->field_best = strstr(fields, "best") != NULL;
+        s->field_critique = strstr(fields, "critique") != NULL;
+        s->field_traj = strstr(fields, "traj") != NULL;
+        s->critic_on = !strcmp(mc_target_get(t, MC_OPT_CRITIQUE), "on");
+        s->max_tokens = atof(mc_target_get(t, MC_OPT_MAX_TOKENS));
+        s->max_cost = atof(mc_target_get(t, MC_OPT_MAX_COST));
+    }
+    rc = mc_llm_init(&s->llm, &t->conf, err);
+    if (rc == MC_OK)
+        s->use_llm = 1;
+    else if (rc == MC_ECONFIG)
+        s->endpoint_failed = 1;
     return rc;
 }
 
@@ -68,6 +97,8 @@ mc_search_release(struct mc_search *s)
         node_release(&s->nodes[i]);
     mc_free(s->nodes);
     mc_free(s->journal);
+    if (s->use_llm)
+        mc_llm_release(&s->llm);
     mc_buf_release(&s->reason);
     memset(s, 0, sizeof(*s));
 }
@@ -173,7 +204,19 @@ journal_node(struct mc_search *s, const struct mc_search_node *nd)
     cJSON_AddNumberToObject(o, "u", nd->u);
     cJSON_AddStringToObject(o, "detail", nd->detail ? nd->detail : "");
     cJSON_AddStringToObject(o, "critique", nd->critique ? nd->critique : "");
-    cJSON_AddStringToObject(o, "code", nd->code.s);
+    cJSON_AddStringToObject(o, "code", nd->code.s ? nd->code.s : "");
+    if (s->use_llm) {
+        cJSON *u = cJSON_AddObjectToObject(o, "usage");
+        if (u) {
+            cJSON_AddNumberToObject(u, "requests",
+                                    (double)s->llm.total.requests);
+            cJSON_AddNumberToObject(u, "tokens_in",
+                                    (double)s->llm.total.tokens_in);
+            cJSON_AddNumberToObject(u, "tokens_out",
+                                    (double)s->llm.total.tokens_out);
+            cJSON_AddNumberToObject(u, "cost", s->llm.total.cost);
+        }
+    }
     journal_line(s, o);
     cJSON_Delete(o);
 }
@@ -219,6 +262,8 @@ journal_resume(struct mc_search *s, struct mc_err *err)
             if (!header_ok) {
                 header_ok = !strcmp(jstr(o, "key"), s->key) &&
                             !strcmp(jstr(o, "strategy"), s->strategy) &&
+                            !strcmp(jstr(o, "proposer"),
+                                    s->use_llm ? "llm" : "builtin") &&
                             (size_t)jnum(o, "budget") == s->budget;
             } else if (s->n < s->budget) {
                 struct mc_search_node *nd = new_node(s);
@@ -250,6 +295,17 @@ journal_resume(struct mc_search *s, struct mc_err *err)
                 mc_buf_adds(&nd->code, jstr(o, "code"));
                 if (nd->parent >= (int)s->n)
                     nd->parent = -1;
+                if (s->use_llm) {
+                    const cJSON *u =
+                        cJSON_GetObjectItemCaseSensitive(o, "usage");
+                    s->llm.total.requests =
+                        (unsigned long long)jnum(u, "requests");
+                    s->llm.total.tokens_in =
+                        (unsigned long long)jnum(u, "tokens_in");
+                    s->llm.total.tokens_out =
+                        (unsigned long long)jnum(u, "tokens_out");
+                    s->llm.total.cost = jnum(u, "cost");
+                }
                 s->n++;
                 /* Replay what the proposer learnt (bans, blame). */
                 view = prop_view(s);
@@ -276,12 +332,16 @@ journal_resume(struct mc_search *s, struct mc_err *err)
             node_release(&s->nodes[s->n - 1]);
         s->best = -1;
         mc_builtin_init(&s->builtin, s->t, NULL);
+        if (s->use_llm)
+            memset(&s->llm.total, 0, sizeof(s->llm.total));
         if (!h)
             return mc_err_set(err, MC_ENOMEM, "out of memory");
         cJSON_AddNumberToObject(h, "maxcode_journal", 1);
         cJSON_AddStringToObject(h, "key", s->key);
         cJSON_AddStringToObject(h, "strategy", s->strategy);
         cJSON_AddNumberToObject(h, "budget", (double)s->budget);
+        cJSON_AddStringToObject(h, "proposer",
+                                s->use_llm ? "llm" : "builtin");
         journal_line(s, h);
         cJSON_Delete(h);
     }
@@ -300,52 +360,93 @@ best_reward(const struct mc_search *s)
     return s->best >= 0 ? s->nodes[s->best].reward : 1.0;
 }
 
-/* Render, judge, learn, journal and report the candidate with knobs TAG
- * from PARENT. */
-static enum mc_code
-evaluate(struct mc_search *s, int parent, unsigned long tag,
-         struct mc_err *err)
+/* A new node from PARENT labelled LABEL (owned by the node after). */
+static struct mc_search_node *
+add_node(struct mc_search *s, int parent, unsigned long tag, char *label)
 {
     struct mc_search_node *nd = new_node(s);
-    struct mc_feedback fb;
-    struct mc_buf label = MC_BUF_INIT, crit = MC_BUF_INIT;
-    struct mc_prop_node *view;
-    const struct mc_buf *orig = &s->ev->orig_text;
-    enum mc_code rc;
-    double g;
 
-    if (!nd)
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (!nd) {
+        mc_free(label);
+        return NULL;
+    }
     nd->parent = parent;
     nd->depth = parent >= 0 ? s->nodes[parent].depth + 1 : 1;
     nd->tag = tag;
-    mc_builtin_label(&s->builtin, tag, &label);
-    nd->label = mc_buf_detach(&label, NULL);
-    rc = mc_builtin_render(&s->builtin, tag, orig->s, orig->len, &nd->code);
-    if (rc)
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    nd->label = label;
+    nd->verdict = MC_VERDICT_REJECTED;
     s->n++;
+    return nd;
+}
+
+/* Count one candidate in the cache's counters now, not at the end: a
+ * killed search's work shows. */
+static void
+count_candidate(struct mc_search *s)
+{
+    struct mc_cache c;
+    struct mc_stats d;
+
+    s->evaluated++;
+    if (!s->cache_dir)
+        return;
+    memset(&d, 0, sizeof(d));
+    d.n[MC_STAT_CANDIDATES] = 1;
+    if (mc_cache_init(&c, s->cache_dir, NULL) == MC_OK) {
+        mc_cache_stats_add(&c, &d, NULL);
+        mc_cache_release(&c);
+    }
+}
+
+/* Count the model usage since BEFORE in the cache's counters, at once. */
+static void
+count_usage(struct mc_search *s, const struct mc_llm_usage *before)
+{
+    const struct mc_llm_usage *now = &s->llm.total;
+    struct mc_cache c;
+    struct mc_stats d;
+
+    if (!s->cache_dir || now->requests == before->requests)
+        return;
+    memset(&d, 0, sizeof(d));
+    d.n[MC_STAT_LLM_REQUESTS] = now->requests - before->requests;
+    d.n[MC_STAT_TOKENS_IN] = now->tokens_in - before->tokens_in;
+    d.n[MC_STAT_TOKENS_OUT] = now->tokens_out - before->tokens_out;
+    d.cost = now->cost - before->cost;
+    if (mc_cache_init(&c, s->cache_dir, NULL) == MC_OK) {
+        mc_cache_stats_add(&c, &d, NULL);
+        mc_cache_release(&c);
+    }
+}
+
+static void
+set_reward(struct mc_search *s, struct mc_search_node *nd)
+{
+    double g = pow(s->gamma, nd->depth);
+
+    nd->reward = nd->speedup;
+    nd->u = fmax(nd->parent >= 0 ? s->nodes[nd->parent].u : 0,
+                 g * nd->reward);
+}
+
+/* Judge node I's code with the executor (SANITIZE: also the ASan+UBSan
+ * run) and fill in its verdict, speedup, reward and detail. */
+static enum mc_code
+judge(struct mc_search *s, size_t i, int sanitize, struct mc_err *err)
+{
+    struct mc_search_node *nd = &s->nodes[i];
+    struct mc_feedback fb;
+    enum mc_code rc;
+
     mc_feedback_init(&fb);
-    rc = mc_eval_candidate(s->ev, nd->code.s, nd->code.len,
-                           !strcmp(mc_target_get(s->t, MC_OPT_SANITIZE), "1"),
-                           1, &fb, err);
+    rc = mc_eval_candidate(s->ev, nd->code.s, nd->code.len, sanitize, 1,
+                           &fb, err);
     if (rc) {
         mc_feedback_release(&fb);
         return rc;
     }
-    s->evaluated++;
-    if (s->cache_dir) {
-        /* Counted now, not at the end: a killed search's work shows. */
-        struct mc_cache c;
-        struct mc_stats d;
-
-        memset(&d, 0, sizeof(d));
-        d.n[MC_STAT_CANDIDATES] = 1;
-        if (mc_cache_init(&c, s->cache_dir, NULL) == MC_OK) {
-            mc_cache_stats_add(&c, &d, NULL);
-            mc_cache_release(&c);
-        }
-    }
+    count_candidate(s);
+    nd = &s->nodes[i];
     nd->verdict = fb.verdict;
     nd->correct = fb.correct;
     nd->compile_error = fb.verdict == MC_VERDICT_COMPILE_ERROR;
@@ -353,27 +454,401 @@ evaluate(struct mc_search *s, int parent, unsigned long tag,
     nd->speedup = !fb.correct       ? 0
                   : nd->confirmed ? fb.timing.confirmed_speedup
                                   : fb.timing.median;
-    nd->reward = nd->speedup;
-    g = pow(s->gamma, nd->depth);
-    nd->u = fmax(parent >= 0 ? s->nodes[parent].u : 0, g * nd->reward);
+    set_reward(s, nd);
     nd->detail = mc_strdup(fb.detail.s);
-    view = prop_view(s);
-    if (view) {
-        mc_builtin_learn(&s->builtin, view, s->n - 1, fb.detail.s, &crit);
-        mc_free(view);
-    }
-    nd->critique = mc_buf_detach(&crit, NULL);
-    update_best(s, s->n - 1);
+    mc_feedback_release(&fb);
+    return MC_OK;
+}
+
+/* Node I is complete: the best so far, the journal, the progress line. */
+static void
+settle(struct mc_search *s, size_t i)
+{
+    const struct mc_search_node *nd = &s->nodes[i];
+
+    update_best(s, i);
     journal_node(s, nd);
     if (nd->correct)
         mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx): %s", s->t->source,
-                s->n, s->budget, nd->speedup, best_reward(s),
+                i + 1, s->budget, nd->speedup, best_reward(s),
                 nd->critique ? nd->critique : "");
     else
-        mc_info("%s [%zu/%zu] %s (best %.2fx): %s", s->t->source, s->n,
+        mc_info("%s [%zu/%zu] %s (best %.2fx): %s", s->t->source, i + 1,
                 s->budget, mc_verdict_name(nd->verdict), best_reward(s),
                 nd->critique ? nd->critique : "");
-    mc_feedback_release(&fb);
+}
+
+/* Render, judge, learn, journal and report the built-in proposer's
+ * candidate with knobs TAG from PARENT. */
+static enum mc_code
+evaluate(struct mc_search *s, int parent, unsigned long tag,
+         struct mc_err *err)
+{
+    struct mc_buf label = MC_BUF_INIT, crit = MC_BUF_INIT;
+    const struct mc_buf *orig = &s->ev->orig_text;
+    struct mc_search_node *nd;
+    struct mc_prop_node *view;
+    enum mc_code rc;
+
+    mc_builtin_label(&s->builtin, tag, &label);
+    nd = add_node(s, parent, tag, mc_buf_detach(&label, NULL));
+    if (!nd)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (mc_builtin_render(&s->builtin, tag, orig->s, orig->len, &nd->code))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    rc = judge(s, s->n - 1, !strcmp(mc_target_get(s->t, MC_OPT_SANITIZE),
+                                    "1"), err);
+    if (rc)
+        return rc;
+    nd = &s->nodes[s->n - 1];
+    view = prop_view(s);
+    if (view) {
+        mc_builtin_learn(&s->builtin, view, s->n - 1,
+                         nd->detail ? nd->detail : "", &crit);
+        mc_free(view);
+    }
+    nd->critique = mc_buf_detach(&crit, NULL);
+    settle(s, s->n - 1);
+    return MC_OK;
+}
+
+/* ---- the model-driven proposer ---- */
+
+/* The node to expand: the best correct by reward, else -1. */
+static int
+best_correct(const struct mc_search *s)
+{
+    int best = -1;
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (s->nodes[i].correct &&
+            (best < 0 || s->nodes[i].reward > s->nodes[best].reward))
+            best = (int)i;
+    return best;
+}
+
+
+static const char *
+fence_lang(const struct mc_search *s)
+{
+    static const char *const names[] = {"c", "cpp", "cuda"};
+    return names[s->t->lang];
+}
+
+/* What happened to ND, in a line or a few, for a prompt. */
+static void
+feedback_text(const struct mc_search_node *nd, struct mc_buf *out)
+{
+    if (nd->correct && nd->confirmed)
+        mc_buf_addf(out, "correct; %.2fx faster than the original, "
+                    "confirmed beyond the timing noise", nd->speedup);
+    else if (nd->correct)
+        mc_buf_addf(out, "correct; measured median speedup %.2fx over the "
+                    "original, not confirmed beyond the timing noise",
+                    nd->speedup);
+    else
+        mc_buf_addf(out, "%s: %s", mc_verdict_name(nd->verdict),
+                    nd->detail && *nd->detail ? nd->detail
+                                              : "(no detail)");
+}
+
+static void
+reward_text(double r, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.2f", r);
+}
+
+/* The trajectory field: every step from the root to PARENT, oldest
+ * first; PARENT's own code is in the current field. */
+static void
+trajectory(const struct mc_search *s, int parent, struct mc_buf *out)
+{
+    int path[256];
+    size_t n = 0;
+    int i;
+
+    for (i = parent; i >= 0 && n < MC_ARRAY_SIZE(path);
+         i = s->nodes[i].parent)
+        path[n++] = i;
+    while (n--) {
+        const struct mc_search_node *nd = &s->nodes[path[n]];
+        struct mc_buf fb = MC_BUF_INIT;
+        char step[16], reward[32];
+
+        snprintf(step, sizeof(step), "%zu", (size_t)nd->depth);
+        reward_text(nd->reward, reward, sizeof(reward));
+        feedback_text(nd, &fb);
+        {
+            const struct mc_prompt_var v[] = {
+                {"step", step},
+                {"label", nd->label},
+                {"reward", reward},
+                {"fence", fence_lang(s)},
+                {"code", path[n] == parent ? "" : nd->code.s},
+                {"feedback", fb.s},
+                {"critique", s->field_critique ? nd->critique : ""},
+            };
+            mc_prompt_render(mc_prompt_traj_step, v, MC_ARRAY_SIZE(v), out);
+        }
+        mc_buf_release(&fb);
+    }
+}
+
+/* The policy prompt for a proposal from PARENT (-1: the original);
+ * REPAIR when PARENT is wrong. */
+static void
+policy_prompt(const struct mc_search *s, int parent, int repair,
+              struct mc_buf *out)
+{
+    const struct mc_search_node *cur = parent >= 0 ? &s->nodes[parent] : NULL;
+    struct mc_buf flags = MC_BUF_INIT, cur_fb = MC_BUF_INIT;
+    struct mc_buf best_fb = MC_BUF_INIT, traj = MC_BUF_INIT;
+    const struct mc_search_node *best = NULL;
+    int b = best_correct(s);
+    char best_reward[32] = "";
+    const char *tol = mc_target_get(s->t, MC_OPT_TOLERANCE);
+
+    mc_strv_join_shell(&s->t->flags, &flags);
+    if (cur)
+        feedback_text(cur, &cur_fb);
+    if (s->field_best && b >= 0) {
+        best = &s->nodes[b];
+        feedback_text(best, &best_fb);
+        reward_text(best->reward, best_reward, sizeof(best_reward));
+    }
+    if (s->field_traj && cur)
+        trajectory(s, parent, &traj);
+    {
+        const struct mc_prompt_var v[] = {
+            {"lang", s->t->lang == MC_LANG_C     ? "C"
+                     : s->t->lang == MC_LANG_CXX ? "C++"
+                                                 : "CUDA"},
+            {"source", s->t->source},
+            {"tolerance", *tol ? tol : NULL},
+            {"compiler", s->t->compiler},
+            {"flags", flags.len ? flags.s : "(none)"},
+            {"fences", s->fenced ? "1" : NULL},
+            {"fence", fence_lang(s)},
+            {"original", s->ev->orig_text.s},
+            {"current", cur ? cur->code.s : NULL},
+            {"current_label", cur ? cur->label : NULL},
+            {"current_feedback", cur_fb.s},
+            {"current_critique",
+             cur && s->field_critique ? cur->critique : NULL},
+            {"best", best ? best->code.s : NULL},
+            {"best_is_current", best && best == cur ? "1" : NULL},
+            {"best_reward", best_reward},
+            {"best_feedback", best_fb.s},
+            {"traj", traj.len ? traj.s : NULL},
+            {"repair", repair ? "1" : NULL},
+        };
+        mc_prompt_render(mc_prompt_policy, v, MC_ARRAY_SIZE(v), out);
+    }
+    mc_buf_release(&flags);
+    mc_buf_release(&cur_fb);
+    mc_buf_release(&best_fb);
+    mc_buf_release(&traj);
+}
+
+/* The critic's prompt for node I. */
+static void
+critic_prompt(const struct mc_search *s, size_t i, struct mc_buf *out)
+{
+    const struct mc_search_node *nd = &s->nodes[i];
+    struct mc_buf fb = MC_BUF_INIT;
+    char parent_reward[32] = "", best[32];
+
+    feedback_text(nd, &fb);
+    if (nd->parent >= 0)
+        reward_text(s->nodes[nd->parent].reward, parent_reward,
+                    sizeof(parent_reward));
+    reward_text(best_reward(s), best, sizeof(best));
+    {
+        const struct mc_prompt_var v[] = {
+            {"fence", fence_lang(s)},
+            {"original", s->ev->orig_text.s},
+            {"label", nd->label},
+            {"code", nd->code.s},
+            {"feedback", fb.s},
+            {"parent_reward", *parent_reward ? parent_reward : NULL},
+            {"best_reward", best},
+        };
+        mc_prompt_render(mc_prompt_critic, v, MC_ARRAY_SIZE(v), out);
+    }
+    mc_buf_release(&fb);
+}
+
+/* Has the model budget (max-tokens, max-cost) been reached? Says so
+ * once. */
+static int
+over_budget(struct mc_search *s)
+{
+    const struct mc_llm_usage *u = &s->llm.total;
+
+    if (s->max_tokens > 0 &&
+        (double)(u->tokens_in + u->tokens_out) >= s->max_tokens) {
+        if (!s->capped)
+            mc_info("%s: max-tokens %.0f reached (%llu tokens) after %zu "
+                    "candidates", s->t->source, s->max_tokens,
+                    u->tokens_in + u->tokens_out, s->n);
+        s->capped = 1;
+    } else if (s->max_cost > 0 && u->cost >= s->max_cost) {
+        if (!s->capped)
+            mc_info("%s: max-cost %g reached (%.4f) after %zu candidates",
+                    s->t->source, s->max_cost, u->cost, s->n);
+        s->capped = 1;
+    }
+    return s->capped;
+}
+
+/* A failed request R: note a fatal one, which ends the search. */
+static void
+request_failed(struct mc_search *s, const char *what,
+               const struct mc_llm_resp *r)
+{
+    mc_info("%s: model %s request failed: %s", s->t->source, what,
+            r->error.s ? r->error.s : "unknown error");
+    if (r->fatal && !s->endpoint_failed) {
+        s->endpoint_failed = 1;
+        mc_buf_reset(&s->reason);
+        mc_buf_addf(&s->reason, "the model endpoint failed: %s",
+                    r->error.s ? r->error.s : "unknown error");
+    }
+}
+
+/* One critic call for each of the N nodes from FIRST that have code. */
+static void
+critique_nodes(struct mc_search *s, size_t first, size_t n)
+{
+    struct mc_llm_req req[64];
+    struct mc_llm_resp resp[64];
+    struct mc_buf prompt[64];
+    size_t idx[64], k = 0, i;
+
+    for (i = first; i < first + n && k < MC_ARRAY_SIZE(req); i++) {
+        struct mc_search_node *nd = &s->nodes[i];
+
+        if (!nd->code.len) {
+            /* Nothing to criticise: the reason is the critique. */
+            nd->critique = mc_strdup(nd->detail ? nd->detail : "");
+            continue;
+        }
+        if (!s->critic_on || s->endpoint_failed || over_budget(s))
+            continue;
+        mc_buf_init(&prompt[k]);
+        critic_prompt(s, i, &prompt[k]);
+        req[k].model = s->critic_model;
+        req[k].system = mc_prompt_critic_system;
+        req[k].user = prompt[k].s;
+        req[k].seed = (unsigned)i;
+        req[k].purpose = "critique";
+        req[k].ordinal = i;
+        mc_llm_resp_init(&resp[k]);
+        idx[k++] = i;
+    }
+    if (k) {
+        struct mc_llm_usage before = s->llm.total;
+        mc_llm_run(&s->llm, req, k, resp);
+        count_usage(s, &before);
+    }
+    for (i = 0; i < k; i++) {
+        struct mc_search_node *nd = &s->nodes[idx[i]];
+
+        if (resp[i].ok) {
+            mc_buf_rtrim(&resp[i].text);
+            if (resp[i].text.len > 4000)
+                resp[i].text.len = 4000, resp[i].text.s[4000] = '\0';
+            nd->critique = mc_buf_detach(&resp[i].text, NULL);
+        } else {
+            request_failed(s, "critic", &resp[i]);
+        }
+        mc_llm_resp_release(&resp[i]);
+        mc_buf_release(&prompt[i]);
+    }
+}
+
+/*
+ * One round of the model: K proposals, from PARENTS[i] (REPAIRS[i]: a
+ * fix of a wrong parent), requested together, then judged one by one,
+ * then criticised together, then journaled.
+ */
+static enum mc_code
+llm_round(struct mc_search *s, const int *parents, const int *repairs,
+          size_t k, struct mc_err *err)
+{
+    struct mc_llm_req req[64];
+    struct mc_llm_resp resp[64];
+    struct mc_buf prompt[64];
+    const struct mc_buf *orig = &s->ev->orig_text;
+    size_t i, first = s->n, made = 0, failed = 0;
+    int sanitize = strcmp(mc_target_get(s->t, MC_OPT_SANITIZE), "0") != 0;
+    enum mc_code rc = MC_OK;
+
+    if (k > MC_ARRAY_SIZE(req))
+        k = MC_ARRAY_SIZE(req);
+    for (i = 0; i < k; i++) {
+        mc_buf_init(&prompt[i]);
+        policy_prompt(s, parents[i], repairs[i], &prompt[i]);
+        req[i].model = s->model;
+        req[i].system = mc_prompt_policy_system;
+        req[i].user = prompt[i].s;
+        req[i].seed = (unsigned)(s->n + i + 1);
+        req[i].purpose = "propose";
+        req[i].ordinal = s->n + i;
+        mc_llm_resp_init(&resp[i]);
+    }
+    {
+        struct mc_llm_usage before = s->llm.total;
+        mc_llm_run(&s->llm, req, k, resp);
+        count_usage(s, &before);
+    }
+    for (i = 0; i < k && rc == MC_OK; i++) {
+        struct mc_search_node *nd;
+        struct mc_buf label = MC_BUF_INIT, why = MC_BUF_INIT;
+
+        if (resp[i].status != 200) {
+            request_failed(s, "proposal", &resp[i]);
+            failed++;
+            continue;
+        }
+        mc_buf_addf(&label, "llm#%zu", s->n + 1);
+        nd = add_node(s, parents[i], 0, mc_buf_detach(&label, NULL));
+        if (!nd) {
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+            break;
+        }
+        made++;
+        if (!resp[i].ok) {
+            nd->detail = mc_strdup(resp[i].error.s);
+        } else if (mc_prompt_extract(resp[i].text.s, orig->s, orig->len,
+                                     &nd->code, &why)) {
+            nd->detail = mc_buf_detach(&why, NULL);
+            mc_buf_reset(&nd->code);
+        }
+        mc_buf_release(&why);
+        if (!nd->code.len) {
+            count_candidate(s);
+            set_reward(s, nd);
+            continue;
+        }
+        rc = judge(s, s->n - 1, sanitize, err);
+    }
+    for (i = 0; i < k; i++) {
+        mc_llm_resp_release(&resp[i]);
+        mc_buf_release(&prompt[i]);
+    }
+    if (rc)
+        return rc;
+    critique_nodes(s, first, made);
+    for (i = first; i < first + made; i++)
+        settle(s, i);
+    if (!made && failed && !s->endpoint_failed) {
+        s->endpoint_failed = 1;
+        mc_buf_reset(&s->reason);
+        mc_buf_addf(&s->reason, "the model endpoint failed: every request "
+                    "of the round failed");
+    }
     return MC_OK;
 }
 
@@ -411,24 +886,69 @@ choose(struct mc_search *s, int parent, size_t k, int repair,
     return n;
 }
 
-/* The node to expand: the best correct by reward, else -1. */
-static int
-best_correct(const struct mc_search *s)
-{
-    int best = -1;
-    size_t i;
-
-    for (i = 0; i < s->n; i++)
-        if (s->nodes[i].correct &&
-            (best < 0 || s->nodes[i].reward > s->nodes[best].reward))
-            best = (int)i;
-    return best;
-}
-
 static int
 out_of_time(const struct mc_search *s, double start)
 {
     return s->time_limit_s > 0 && now_s() - start >= s->time_limit_s;
+}
+
+/* The model's rounds until the budget, the time limit, the model budget
+ * or an endpoint failure. */
+static enum mc_code
+run_llm(struct mc_search *s, double start, struct mc_err *err)
+{
+    int parents[64], repairs[64];
+    enum mc_code rc;
+
+    while (s->n < s->budget && !s->endpoint_failed) {
+        size_t left = s->budget - s->n, k = 0, j;
+
+        if (out_of_time(s, start)) {
+            mc_info("%s: MAXCODE_TIME_LIMIT (%.0f s) reached after %zu "
+                    "candidates", s->t->source, s->time_limit_s, s->n);
+            break;
+        }
+        if (over_budget(s))
+            break;
+        if (!strcmp(s->strategy, "flat")) {
+            for (k = 0; k < left && k < 8; k++) {
+                parents[k] = -1;
+                repairs[k] = 0;
+            }
+        } else if (!strcmp(s->strategy, "effi-learner")) {
+            /* Odd positions refine (or repair) the previous node; even
+             * ones start a new path from the original. */
+            k = 1;
+            parents[0] = s->n % 2 == 1 ? (int)s->n - 1 : -1;
+            repairs[0] = parents[0] >= 0 && !s->nodes[parents[0]].correct;
+        } else {
+            /* cuda-llm (and gvf without its value model): rounds of K. */
+            size_t kk = s->budget < 8 ? s->budget : 8;
+            size_t round_start = s->n - s->n % kk;
+            int any_correct = 0, parent = best_correct(s);
+
+            k = kk - (s->n - round_start);
+            if (k > left)
+                k = left;
+            for (j = round_start >= kk ? round_start - kk : 0;
+                 j < round_start; j++)
+                any_correct |= s->nodes[j].correct;
+            for (j = 0; j < k; j++) {
+                parents[j] = parent;
+                repairs[j] = 0;
+            }
+            if (round_start >= kk && !any_correct)
+                /* Repair the previous round's candidates, one each. */
+                for (j = 0; j < k; j++) {
+                    parents[j] = (int)(round_start - kk + j % kk);
+                    repairs[j] = 1;
+                }
+        }
+        rc = llm_round(s, parents, repairs, k, err);
+        if (rc)
+            return rc;
+    }
+    return MC_OK;
 }
 
 enum mc_code
@@ -443,6 +963,12 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
     rc = journal_resume(s, err);
     if (rc)
         return rc;
+    if (s->use_llm) {
+        rc = run_llm(s, start, err);
+        if (rc)
+            return rc;
+        stopped = 1;
+    }
     while (s->n < s->budget && !stopped) {
         size_t left = s->budget - s->n, k, i, got;
         int parent = -1, repair = 0;
@@ -509,6 +1035,8 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
     min_speedup = atof(mc_target_get(s->t, MC_OPT_MIN_SPEEDUP));
     if (s->best < 0) {
         int bc = best_correct(s);
+        if (s->endpoint_failed)
+            return MC_OK; /* the reason says what failed */
         if (bc >= 0)
             mc_buf_addf(&s->reason, "no variant beat min-speedup %.2f beyond "
                         "the noise: the best was %.2fx (%s); %zu candidates, "

@@ -23,13 +23,29 @@
  *                 the best correct node; when a round has no correct
  *                 node, the next repairs each failed candidate
  *   gvf           (value-model ranking) needs a model; runs as cuda-llm
+ * With the model (proposer=llm) K is min(8, B), as in the paper, and the
+ * K proposals of a round are requested together; flat asks for up to 8
+ * at a time.
+ *
+ * The model-driven proposer sends one policy prompt per proposal
+ * (prompt.h; fields best, critique and traj switched by the option
+ * fields) and, after the round's candidates are judged, one critic call
+ * per candidate (critique=off: none). A rejected answer (no code, cut
+ * at max_tokens, blocks that do not fit the fences) is a candidate with
+ * verdict rejected. A request that fails for good drops its proposal; a
+ * fatal endpoint error (401, 403, 404, quota, bad URL) or a round whose
+ * every request failed stops the search. max-tokens and max-cost stop
+ * it before the next request once the totals reach them.
  *
  * Journal (.maxcode/<key>/journal.jsonl, one JSON object per line):
  *   journal = header *node
  *   header  = {"maxcode_journal":1,"key":K,"strategy":S,"budget":B}
  *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
  *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
- *              "reward":x,"u":x,"detail":s,"critique":s,"code":s}
+ *              "reward":x,"u":x,"detail":s,"critique":s,"code":s,
+ *              ["usage":{"requests":n,"tokens_in":n,"tokens_out":n,
+ *                        "cost":x}]}
+ * usage is the model usage so far (cumulative), restored on resume.
  * A node line is appended after each evaluation; a search killed midway
  * resumes from it without evaluating any journaled candidate again. A
  * torn last line is ignored.
@@ -39,6 +55,7 @@
 
 #include "buf.h"
 #include "eval.h"
+#include "llm.h"
 #include "propose.h"
 #include "target.h"
 
@@ -57,6 +74,14 @@ struct mc_search {
     struct mc_target *t;
     struct mc_eval *ev;
     struct mc_builtin builtin;
+    int use_llm;              /* the model writes the variants */
+    int fenced;               /* the source has begin/end regions */
+    struct mc_llm llm;        /* when use_llm */
+    const char *model, *critic_model;
+    int field_best, field_critique, field_traj, critic_on;
+    double max_tokens, max_cost; /* 0: no cap */
+    int endpoint_failed;      /* the endpoint stopped the search */
+    int capped;               /* max-tokens or max-cost stopped it */
     const char *key;
     const char *cache_dir;    /* counters: each candidate counts at once */
     const char *strategy;

@@ -5,6 +5,7 @@
  */
 #include "mc_setup.h"
 #include "target.h"
+#include "prompt.h"
 #include "alloc.h"
 #include "buf.h"
 #include "cache.h"
@@ -531,6 +532,19 @@ mc_target_get(const struct mc_target *t, enum mc_opt opt)
 }
 
 const char *
+mc_target_proposer(const struct mc_target *t)
+{
+    const char *p = mc_target_get(t, MC_OPT_PROPOSER);
+
+    if (!strcmp(p, "auto"))
+        return *mc_conf_get(&t->conf, MC_SET_LLM_URL) ||
+                       *mc_conf_get(&t->conf, MC_SET_LLM_REPLAY)
+                   ? "llm"
+                   : "builtin";
+    return !strcmp(p, "llm") ? "llm" : "builtin";
+}
+
+const char *
 mc_target_name(const struct mc_target *t)
 {
     const char *slash = strrchr(t->source, '/');
@@ -647,6 +661,17 @@ mc_target_key(const struct mc_target *t, int trace,
                           mc_target_get(t, (enum mc_opt)i));
     }
     mc_hash_field_str(&h, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
+    if (!strcmp(mc_target_proposer(t), "llm")) {
+        const char *critic = mc_conf_get(&t->conf, MC_SET_CRITIC_MODEL);
+
+        mc_hash_field_str(&h, "proposer-resolved", "llm");
+        mc_hash_field_str(&h, "llm-api",
+                          mc_conf_get(&t->conf, MC_SET_LLM_API));
+        mc_hash_field_str(&h, "critic-model",
+                          *critic ? critic
+                                  : mc_conf_get(&t->conf, MC_SET_MODEL));
+        mc_hash_field_str(&h, "prompt-version", mc_prompt_version());
+    }
     mc_hash_digest(&h, &d);
     mc_digest_hex(&d, hex);
 out:

@@ -103,8 +103,9 @@ const char *mc_compiler_identity(const char *compiler);
 /*
  * Compute T's content key into HEX: XXH3-128 over the entry-format
  * version, language, source bytes, compiler identity, flags, link files,
- * inputs, and every option's effective value (DESIGN 1.2). T->compiler
- * and T->flags must be set. With TRACE, each field is logged (verbose).
+ * inputs, and every option's effective value (DESIGN 1.2), the model,
+ * and for a model-driven search the API, the critic model and the
+ * prompt templates' version. T->compiler and T->flags must be set. With TRACE, each field is logged (verbose).
  */
 enum mc_code mc_target_key(const struct mc_target *t, int trace,
                            char hex[MC_KEY_HEX + 1], struct mc_err *err);
@@ -134,6 +135,13 @@ typedef char *(*mc_target_var_fn)(const char *name, void *ctx);
 enum mc_code mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
                                      void *ctx, int *from_db,
                                      struct mc_err *err);
+
+/*
+ * Who writes T's variants: "llm" for proposer=llm, and for proposer=auto
+ * when a model endpoint (MAXCODE_LLM_URL) or a replay directory
+ * (MAXCODE_LLM_REPLAY) is configured; "builtin" otherwise.
+ */
+const char *mc_target_proposer(const struct mc_target *t);
 
 /* The basename of T's source (the variant's file name). */
 const char *mc_target_name(const struct mc_target *t);

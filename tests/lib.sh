@@ -152,3 +152,124 @@ test_done () {
   echo "1..$test_count"
   [ "$test_failed" -eq 0 ]
 }
+
+# The LLM stub (tests/llm-stub.py, whose comment describes its script):
+#   stub_start SCRIPT [LOGDIR [PORT]]  start it (LOGDIR: ./stub-log, its
+#       old request records removed); exports STUB_PORT, STUB_URL
+#       (http://127.0.0.1:PORT), STUB_LOG, STUB_PID; it is stopped when
+#       the shell that started it exits (its EXIT trap runs the one
+#       before; in a subshell the subshell's trap is set) or, failing
+#       that, soon after the test script is gone
+#   stub_stop                  stop the last one started
+#   stub_requests              how many requests it has logged
+#   stub_prompt N              the prompt text of request N (from 1)
+#   stub_field N EXPR          Python EXPR over request N's record r
+_stub_pids=
+_stub_owner=
+
+# _stub_cleanup: stop the stubs this shell started.
+_stub_cleanup () {
+  for _stub_p in $_stub_pids; do kill "$_stub_p" 2>/dev/null; done
+  for _stub_p in $_stub_pids; do wait "$_stub_p" 2>/dev/null; done
+  _stub_pids=
+}
+
+# _stub_trap_entry CMD SIGNAL: one line of `trap`'s listing.
+_stub_trap_entry () {
+  case $2 in EXIT|0) _stub_oldtrap=$1 ;; esac
+}
+
+# _stub_arm: once per shell process, an EXIT trap that runs _stub_cleanup
+# and then the trap that was there.  A subshell lists its parent's traps
+# in bash although they do not run in it, so a subshell's trap is only
+# _stub_cleanup.
+_stub_arm () {
+  _stub_self=$(exec sh -c 'echo "$PPID"')
+  [ "$_stub_owner" = "$_stub_self" ] && return 0
+  _stub_owner=$_stub_self
+  _stub_pids=
+  _stub_oldtrap=
+  if [ "$_stub_self" = "$$" ]; then
+    trap >"$TRASH/.stub-traps"
+    eval "$(sed 's/^trap -- /_stub_trap_entry /' "$TRASH/.stub-traps")"
+    rm -f "$TRASH/.stub-traps"
+  fi
+  if [ -n "$_stub_oldtrap" ]; then
+    trap "_stub_cleanup; $_stub_oldtrap" EXIT
+  else
+    trap '_stub_cleanup' EXIT
+  fi
+}
+
+stub_start () {
+  _stub_log=${2:-$PWD/stub-log}
+  case $_stub_log in /*) ;; *) _stub_log=$PWD/$_stub_log ;; esac
+  mkdir -p "$_stub_log" || { echo "Bail out! cannot make $_stub_log"; exit 1; }
+  rm -f "$_stub_log"/[0-9][0-9][0-9][0-9]*.json \
+    "$_stub_log/.port" "$_stub_log/.pid"
+  _stub_arm
+  python3 "$MC_SRCDIR/tests/llm-stub.py" --script "$1" --log "$_stub_log" \
+    --port-file "$_stub_log/.port" --pid-file "$_stub_log/.pid" \
+    --port "${3:-0}" --watch-pid "$$" \
+    </dev/null >"$_stub_log/.stderr" 2>&1 &
+  _stub_p=$!
+  _stub_pids="$_stub_pids $_stub_p"
+  _stub_i=0
+  while [ ! -s "$_stub_log/.port" ]; do
+    if [ "$_stub_i" -ge 100 ] || ! kill -0 "$_stub_p" 2>/dev/null; then
+      sed 's/^/# /' "$_stub_log/.stderr"
+      echo "Bail out! the LLM stub did not start"
+      exit 1
+    fi
+    sleep 0.1
+    _stub_i=$((_stub_i + 1))
+  done
+  STUB_PORT=$(cat "$_stub_log/.port")
+  STUB_URL=http://127.0.0.1:$STUB_PORT
+  STUB_LOG=$_stub_log
+  STUB_PID=$_stub_p
+  export STUB_PORT STUB_URL STUB_LOG STUB_PID
+}
+
+stub_stop () {
+  [ -n "${STUB_PID:-}" ] || return 0
+  kill "$STUB_PID" 2>/dev/null
+  wait "$STUB_PID" 2>/dev/null
+  # Started by another shell: wait until it is gone (or a zombie).
+  _stub_i=0
+  while kill -0 "$STUB_PID" 2>/dev/null; do
+    case $(ps -o stat= -p "$STUB_PID" 2>/dev/null) in Z*) break ;; esac
+    _stub_i=$((_stub_i + 1))
+    if [ "$_stub_i" -ge 50 ]; then kill -9 "$STUB_PID" 2>/dev/null; break; fi
+    sleep 0.1
+  done
+  _stub_left=
+  for _stub_p in $_stub_pids; do
+    [ "$_stub_p" = "$STUB_PID" ] || _stub_left="$_stub_left $_stub_p"
+  done
+  _stub_pids=$_stub_left
+  STUB_PID=
+}
+
+stub_requests () {
+  set -- "$STUB_LOG"/[0-9][0-9][0-9][0-9]*.json
+  if [ -e "$1" ]; then echo $#; else echo 0; fi
+}
+
+# _stub_eval N EXPR: print Python EXPR over request N's record r.
+_stub_eval () {
+  PYTHONIOENCODING=utf-8 python3 - "$STUB_LOG" "$1" "$2" <<'EOP'
+import json, os, sys
+f = os.path.join(sys.argv[1], "%04d.json" % int(sys.argv[2]))
+try:
+    r = json.load(open(f, encoding="utf-8"))
+except OSError:
+    print("# stub: no request %s (%s)" % (sys.argv[2], f), file=sys.stderr)
+    sys.exit(1)
+print(eval(sys.argv[3]))
+EOP
+}
+
+stub_prompt () { _stub_eval "$1" 'r["prompt"]'; }
+
+stub_field () { _stub_eval "$1" "$2"; }
