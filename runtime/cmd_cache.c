@@ -47,7 +47,8 @@ json_str(const cJSON *m, const char *name)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* The newest entry whose manifest names SOURCE (by real path). */
+/* The newest entry whose manifest names SOURCE (by real path when
+ * SOURCE exists, else by the name it was given). */
 static int
 find_newest_for(struct mc_cache *c, const char *source, char *key_out)
 {
@@ -68,8 +69,9 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
         if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK &&
             (m = parse_manifest(&e)) != NULL) {
             const char *sp = json_str(m, "source_path");
-            if (((real && !strcmp(sp, real)) ||
-                 !strcmp(json_str(m, "source"), source)) &&
+            /* By name only when SOURCE is not there to resolve. */
+            if ((real ? !strcmp(sp, real)
+                      : !strcmp(json_str(m, "source"), source)) &&
                 e.created >= best) {
                 best = e.created;
                 memcpy(key_out, e.key, MC_KEY_HEX + 1);

@@ -465,17 +465,22 @@ static void
 settle(struct mc_search *s, size_t i)
 {
     const struct mc_search_node *nd = &s->nodes[i];
+    /* Without a critique, the first line of the detail. */
+    const char *note = nd->critique && *nd->critique ? nd->critique
+                       : nd->detail                  ? nd->detail
+                                                     : "";
+    int len = (int)strcspn(note, "\n");
 
     update_best(s, i);
     journal_node(s, nd);
     if (nd->correct)
-        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx): %s", s->t->source,
-                i + 1, s->budget, nd->speedup, best_reward(s),
-                nd->critique ? nd->critique : "");
+        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx): %.*s",
+                s->t->source, i + 1, s->budget, nd->speedup, best_reward(s),
+                len, note);
     else
-        mc_info("%s [%zu/%zu] %s (best %.2fx): %s", s->t->source, i + 1,
+        mc_info("%s [%zu/%zu] %s (best %.2fx): %.*s", s->t->source, i + 1,
                 s->budget, mc_verdict_name(nd->verdict), best_reward(s),
-                nd->critique ? nd->critique : "");
+                len, note);
 }
 
 /* Render, judge, learn, journal and report the built-in proposer's

@@ -273,3 +273,78 @@ EOP
 stub_prompt () { _stub_eval "$1" 'r["prompt"]'; }
 
 stub_field () { _stub_eval "$1" "$2"; }
+
+# Model-driven search fixtures:
+#   llm_project DIR OPTIONS  a project in DIR whose hot.c repeats a loop 40
+#       times (-O2 keeps every repetition); DIR/v/ holds answers the stub
+#       can serve: wrong.c (prints one more), slow.c (80 repetitions),
+#       fast.c (8 repetitions, about 5x faster), same.c (the original);
+#       the Makefile's prog uses $(maxcode hot.c, inputs=t/*.in, OPTIONS)
+#   llm_script FILE [CRITIC-TEXTS] -- POLICY-FILES...
+#       write a stub script: critic requests get the texts in order (a
+#       comma-separated list), proposals get each file, fenced in prose
+#   llm_env                  point maxcode at the stub (STUB_URL), model
+#       "stub-model", key "sk-test-SECRET-4242"
+_llm_hot () {
+  cat <<EOF2
+#include <stdio.h>
+static long
+work(int n)
+{
+    volatile int vn = n;
+    long s = 0;
+    for (int r = 0; r < $1; r++) {
+        long t = 0;
+        for (int i = 0; i < vn; i++)
+            t += i % 7;
+        s = t$2;
+    }
+    return s;
+}
+int main(void)
+{
+    int n;
+    if (scanf("%d", &n) != 1) return 1;
+    printf("%ld\n", work(n));
+    return 0;
+}
+EOF2
+}
+
+llm_project () {
+  mkdir -p "$1/t" "$1/v" &&
+  _llm_hot 40 '' >"$1/hot.c" &&
+  _llm_hot 40 ' + 1' >"$1/v/wrong.c" &&
+  _llm_hot 80 '' >"$1/v/slow.c" &&
+  _llm_hot 8 '' >"$1/v/fast.c" &&
+  cp "$1/hot.c" "$1/v/same.c" &&
+  echo 300000 >"$1/t/a.in" && echo 200000 >"$1/t/b.in" &&
+  printf 'load %s\nCFLAGS = -O2\nprog: $(maxcode hot.c, inputs=t/*.in, %s)\n\t$(CC) $(CFLAGS) -o $@ $^\n' \
+    "$PLUGIN" "$2" >"$1/Makefile"
+}
+
+llm_script () {
+  _llm_out=$1; _llm_crit=$2; shift 2
+  [ "$1" = -- ] && shift
+  python3 - "$_llm_out" "$_llm_crit" "$@" <<'EOP'
+import json, sys
+out, crit, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+def answer(f):
+    return ("Here is a faster version.\n```c\n" + open(f).read() +
+            "```\nIt keeps the output.")
+rules = []
+if crit:
+    rules.append({"match": "critic in maxcode",
+                  "responses": [{"text": t} for t in crit.split(",")]})
+rules.append({"match": None,
+              "responses": [{"text": answer(f)} for f in files]})
+json.dump({"rules": rules}, open(out, "w"), indent=1)
+EOP
+}
+
+llm_env () {
+  MAXCODE_LLM_URL=$STUB_URL/v1
+  MAXCODE_MODEL=stub-model
+  MAXCODE_API_KEY=sk-test-SECRET-4242
+  export MAXCODE_LLM_URL MAXCODE_MODEL MAXCODE_API_KEY
+}
