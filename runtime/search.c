@@ -897,6 +897,32 @@ out_of_time(const struct mc_search *s, double start)
     return s->time_limit_s > 0 && now_s() - start >= s->time_limit_s;
 }
 
+/*
+ * Under max-tokens or max-cost, no more requests at once than the rest
+ * of the budget pays for at the mean use per request so far; the first
+ * request goes alone to measure it.
+ */
+static size_t
+budget_batch(const struct mc_search *s, size_t k)
+{
+    const struct mc_llm_usage *u = &s->llm.total;
+    double fit = (double)k;
+
+    if (s->max_tokens <= 0 && s->max_cost <= 0)
+        return k;
+    if (!u->requests)
+        return 1;
+    if (s->max_tokens > 0 && u->tokens_in + u->tokens_out > 0)
+        fit = fmin(fit, (s->max_tokens - (double)(u->tokens_in +
+                                                  u->tokens_out)) /
+                            ((double)(u->tokens_in + u->tokens_out) /
+                             (double)u->requests));
+    if (s->max_cost > 0 && u->cost > 0)
+        fit = fmin(fit, (s->max_cost - u->cost) /
+                            (u->cost / (double)u->requests));
+    return fit < 1 ? 1 : (size_t)fit;
+}
+
 /* The model's rounds until the budget, the time limit, the model budget
  * or an endpoint failure. */
 static enum mc_code
@@ -949,6 +975,7 @@ run_llm(struct mc_search *s, double start, struct mc_err *err)
                     repairs[j] = 1;
                 }
         }
+        k = budget_batch(s, k);
         rc = llm_round(s, parents, repairs, k, err);
         if (rc)
             return rc;
@@ -1050,6 +1077,10 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
         else
             mc_buf_addf(&s->reason, "no correct variant among %zu "
                         "candidates (best speedup 0x)", s->n);
+        if (s->capped)
+            mc_buf_addf(&s->reason, "; the model budget (%s) stopped the "
+                        "search", s->max_tokens > 0 ? "max-tokens"
+                                                    : "max-cost");
         return MC_OK;
     }
     {

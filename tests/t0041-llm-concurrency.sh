@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t0041-llm-concurrency: the K proposals of a round are in flight
+# together. Eight proposals against a stub that takes 500 ms for each
+# finish in under 1.5 s of wall time, each with its own seed.
+. "$MC_SRCDIR/tests/lib.sh"
+
+export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_TIMING_CAP=1
+
+test_expect_success 'eight proposals of one round overlap' '
+  llm_project p "strategy=cuda-llm, budget=8, critique=off" && cd p &&
+  python3 -c "
+import json
+a = \"\`\`\`c\n\" + open(\"v/same.c\").read() + \"\`\`\`\n\"
+json.dump({\"rules\": [{\"responses\": [{\"delay\": 0.5, \"text\": a}]}]},
+          open(\"s.json\", \"w\"))" &&
+  stub_start s.json && llm_env && run_make >out 2>err &&
+  test $(stub_requests) -eq 8 &&
+  python3 - "$STUB_LOG" <<-\EOP
+	import glob, json, sys
+	rs = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/0*.json"))]
+	start = min(r["t_start"] for r in rs)
+	end = max(r["t_end"] for r in rs)
+	print("# wall time of the round: %.2f s" % (end - start))
+	assert end - start < 1.5, end - start
+	# All in flight at once: the last arrived before the first answered.
+	assert max(r["t_start"] for r in rs) < min(r["t_end"] for r in rs)
+	seeds = {r["body"]["seed"] for r in rs}
+	assert len(seeds) == 8, seeds
+	EOP
+'
+
+test_expect_success 'the round is one cuda-llm round of K = 8' '
+  cd p && "$MAXCODE_BIN" show hot.c --json >m &&
+  json m "j[\"candidates\"] == 8" "j[\"llm_requests\"] == 8" \
+    "all(t[\"parent\"] == -1 for t in j[\"trajectory\"])"
+'
+
+test_done
