@@ -14,6 +14,9 @@
  *   <TAB>+@MAXCODE_X=... /path/to/maxcode optimize --key <key> \
  *           --cc CC --flags FLAGS [--mode M] -- SOURCE KEY=VALUE...
  *
+ * A secret setting (the API key) that comes from a make variable is
+ * exported to that recipe alone (".maxcode/<key>/<name>: export
+ * MAXCODE_API_KEY := $(MAXCODE_API_KEY)"), never put on its command line.
  * The '+' lets the search use make's jobserver; under -n, -q and -t it is
  * left out, so no search starts. .DEFAULT_GOAL is saved and restored
  * around the rule. Refresh and verify runs depend on the phony
@@ -199,6 +202,19 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
     mc_buf_adds(&rule, " >/dev/null");
     if (mc_buf_status(&rule) || mc_buf_status(&cmd) ||
         mc_strv_push(&emitted, key)) {
+        rc = MC_ENOMEM;
+        goto out;
+    }
+    /* A secret set in the makefile reaches the recipe's environment
+     * (never its command line) through a target-specific export. */
+    for (i = 0; i < MC_SET__COUNT; i++) {
+        enum mc_setting_id id = (enum mc_setting_id)i;
+        if (mc_conf_is_secret(id) && mc_conf_origin(&t->conf, id) ==
+                                         MC_FROM_MAKE)
+            mc_buf_addf(&rule, "\n%s: export %s := $(%s)", vpath,
+                        mc_conf_name(id), mc_conf_name(id));
+    }
+    if (mc_buf_status(&rule)) {
         rc = MC_ENOMEM;
         goto out;
     }

@@ -7,6 +7,7 @@
 #include "conf.h"
 #include "alloc.h"
 #include "buf.h"
+#include "log.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -342,6 +343,8 @@ mc_conf_set(struct mc_conf *c, enum mc_setting_id id, const char *value,
         return rc;
     if (c->v[id].value && origin < c->v[id].origin)
         return MC_OK;
+    if (defs[id].kind == K_SECRET)
+        mc_log_add_secret(value); /* masked in logs, kept from children */
     return store(&c->v[id], value, origin, where, err);
 }
 

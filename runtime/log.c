@@ -76,6 +76,17 @@ mc_log_clear_secrets(void)
     }
 }
 
+int
+mc_log_holds_secret(const char *text)
+{
+    size_t i;
+
+    for (i = 0; i < MAX_SECRETS && secrets[i]; i++)
+        if (strstr(text, secrets[i]))
+            return 1;
+    return 0;
+}
+
 /* Replace each registered secret in B by "***", in place. */
 static void
 mask_secrets(struct mc_buf *b)

@@ -47,6 +47,9 @@ void mc_log_set_sink(mc_log_sink_fn sink, void *ctx);
 void mc_log_add_secret(const char *secret);
 void mc_log_clear_secrets(void);
 
+/* Does TEXT hold a registered secret? */
+int mc_log_holds_secret(const char *text);
+
 /* Emit a message of KIND if the level lets it through. */
 void mc_log(enum mc_log_msg kind, const char *fmt, ...) MC_PRINTF(2, 3);
 void mc_vlog(enum mc_log_msg kind, const char *fmt, va_list ap)

@@ -4,6 +4,7 @@
  */
 #include "mc_setup.h"
 #include "spawn.h"
+#include "log.h"
 #include "alloc.h"
 
 #include <fcntl.h>
@@ -91,8 +92,15 @@ mc_spawn_env(struct mc_strv *out)
     char **e;
 
     for (e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+
         if (!strncmp(*e, "LD_PRELOAD=", 11) ||
             !strncmp(*e, "INTERCEPT_", 10))
+            continue;
+        /* No child sees a key: not as *API_KEY*, not inside another
+         * variable (MAKEFLAGS holds command-line variables). */
+        if ((eq && memmem(*e, (size_t)(eq - *e), "API_KEY", 7)) ||
+            mc_log_holds_secret(*e))
             continue;
         if (!strncmp(*e, "PATH=", 5) && strstr(*e, "bear")) {
             struct mc_buf b = MC_BUF_INIT;

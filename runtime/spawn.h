@@ -3,8 +3,10 @@
  * spawn.h: run a child process and collect what it says. The child gets
  * its own process group, which a timeout kills as a whole; its output is
  * captured up to a cap. Every child of maxcode starts from a scrubbed
- * environment (mc_spawn_env): no LD_PRELOAD and no Bear INTERCEPT_*
- * variables, and no Bear wrapper directory on PATH, and it is started
+ * environment (mc_spawn_env): no API key (no *API_KEY* variable, no
+ * variable holding a registered secret), no LD_PRELOAD, no Bear
+ * INTERCEPT_* variables and no Bear wrapper directory on PATH; it is
+ * started
  * with the raw execve system call, so that a `bear -- make` never records
  * maxcode's own compiles in the user's compile database. The sandbox
  * (rlimits, scratch directory, no network) builds on this.
