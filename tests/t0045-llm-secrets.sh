@@ -152,7 +152,7 @@ test_expect_success 'the key is in no log line and no recorded exchange' '
 
 test_expect_success 'a key given on the make command line reaches no child' '
   llm_project q "strategy=flat, budget=1, min-speedup=1.04" && cd q &&
-  spy_cc && sed -i "s|^CFLAGS|CC = $PWD/spycc\nCFLAGS|" Makefile &&
+  spy_cc && spy_makefile &&
   cp ../p/v/spy.c v/ && llm_script s.json CRITIQUE -- v/spy.c &&
   stub_start s.json && llm_env && unset MAXCODE_API_KEY &&
   run_make MAXCODE_API_KEY=$KEY >out 2>err &&
