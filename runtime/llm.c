@@ -708,6 +708,10 @@ mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
             if (x->done)
                 pending--;
         }
+        /* A transfer rescheduled just now may be due before NEXT. */
+        for (i = 0; i < n; i++)
+            if (!xs[i].done && !xs[i].active && xs[i].next_at < next)
+                next = xs[i].next_at;
         if (pending) {
             int ms = (int)ceil((next - now_s()) * 1000);
             curl_multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms,
