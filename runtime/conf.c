@@ -541,9 +541,10 @@ mc_conf_read_env(struct mc_conf *c, struct mc_err *err)
             rc = mc_conf_set(c, (enum mc_setting_id)i, v, MC_FROM_ENV,
                              "environment", err);
     }
-    if (rc || c->v[MC_SET_API_KEY].origin >= MC_FROM_ENV)
+    if (rc || c->v[MC_SET_API_KEY].origin != MC_FROM_DEFAULT)
         return rc;
-    /* The vendor's own variable, when MAXCODE_API_KEY is not set. */
+    /* The vendor's own variable, when MAXCODE_API_KEY is set nowhere
+     * (a configuration file's key wins over it). */
     {
         int anthropic = !strcmp(c->v[MC_SET_LLM_API].value, "anthropic");
         const char *first = anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";

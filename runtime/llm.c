@@ -184,6 +184,16 @@ account(struct mc_llm *l, const char *model, const struct mc_llm_resp *r)
 
 /* ---- bodies ---- */
 
+/* Is MODEL one of OpenAI's reasoning models ("o1", "o3-mini",
+ * "o4-mini", "gpt-5", ...)? */
+static int
+reasoning_model(const char *model)
+{
+    return (model[0] == 'o' && model[1] >= '1' && model[1] <= '9' &&
+            (model[2] == '\0' || model[2] == '-')) ||
+           !strncmp(model, "gpt-5", 5);
+}
+
 /* The canonical request body (the same request always prints the same
  * text); the caller frees it with cJSON_free(). */
 static char *
@@ -212,8 +222,17 @@ request_body(const struct mc_llm *l, const struct mc_llm_req *q)
         cJSON_AddStringToObject(m, "content", q->user);
         cJSON_AddItemToArray(msgs, m);
     }
-    cJSON_AddNumberToObject(o, "max_tokens", l->max_answer_tokens);
-    cJSON_AddNumberToObject(o, "temperature", l->temperature);
+    if (l->api == MC_LLM_OPENAI && reasoning_model(q->model)) {
+        /* They refuse max_tokens and any temperature but their own. */
+        cJSON_AddNumberToObject(o, "max_completion_tokens",
+                                l->max_answer_tokens);
+    } else {
+        cJSON_AddNumberToObject(o, "max_tokens", l->max_answer_tokens);
+        cJSON_AddNumberToObject(o, "temperature",
+                                l->api == MC_LLM_ANTHROPIC
+                                    ? fmin(l->temperature, 1.0)
+                                    : l->temperature);
+    }
     if (l->api == MC_LLM_OPENAI)
         cJSON_AddNumberToObject(o, "seed", q->seed);
     text = cJSON_PrintUnformatted(o);
@@ -338,6 +357,7 @@ record(const struct mc_llm *l, const struct mc_llm_req *q, const char *hex,
     cJSON_AddStringToObject(o, "purpose", q->purpose ? q->purpose : "");
     cJSON_AddNumberToObject(o, "ordinal", (double)q->ordinal);
     cJSON_AddStringToObject(o, "model", q->model);
+    cJSON_AddStringToObject(o, "tag", l->tag ? l->tag : "");
     cJSON_AddItemToObject(o, "request", req);
     cJSON_AddNumberToObject(o, "status", 200);
     cJSON_AddStringToObject(o, "response", answer->s);
@@ -353,10 +373,14 @@ record(const struct mc_llm *l, const struct mc_llm_req *q, const char *hex,
 }
 
 static int
-exchange_matches(const cJSON *o, const char *api, const struct mc_llm_req *q)
+exchange_matches(const struct mc_llm *l, const cJSON *o, const char *api,
+                 const struct mc_llm_req *q)
 {
     const cJSON *v;
 
+    v = cJSON_GetObjectItemCaseSensitive(o, "tag");
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, l->tag ? l->tag : ""))
+        return 0;
     v = cJSON_GetObjectItemCaseSensitive(o, "api");
     if (!cJSON_IsString(v) || strcmp(v->valuestring, api))
         return 0;
@@ -399,7 +423,7 @@ replay_find(const struct mc_llm *l, const struct mc_llm_req *q,
             if (mc_file_read(path.s, &text, NULL))
                 continue;
             o = cJSON_Parse(text.s);
-            if (o && !exchange_matches(o, api, q)) {
+            if (o && !exchange_matches(l, o, api, q)) {
                 cJSON_Delete(o);
                 o = NULL;
             }

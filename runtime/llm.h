@@ -22,12 +22,19 @@
  * is stored as DIR/<hash>.json, the hash (XXH3-128) being over the API
  * and the canonical request body (never the key):
  *   exchange = {"maxcode_exchange":1, "api":A, "purpose":P,
- *               "ordinal":N, "model":M, "request":BODY,
+ *               "ordinal":N, "model":M, "tag":T, "request":BODY,
  *               "status":200, "response":TEXT}
  * With MAXCODE_LLM_REPLAY=DIR no request goes to the network: the answer
  * is the exchange with the same hash, or else the one with the same api,
- * purpose, ordinal and model (a request whose prompt carries measured
- * timings differs from run to run), or else an error.
+ * purpose, ordinal, model and tag (the search's cache key: a request
+ * whose prompt carries measured timings differs from run to run), or
+ * else an error.
+ *
+ * Bodies: OpenAI {"model","messages":[system,user],"max_tokens",
+ * "temperature","seed"}, except that OpenAI's reasoning models (o1, o3,
+ * o4, gpt-5 names) get "max_completion_tokens" and no temperature;
+ * Anthropic {"model","system","messages":[user],"max_tokens",
+ * "temperature"} with the temperature capped at 1.
  *
  * The API key goes only into the request header; it is never logged,
  * recorded or put in an error message.
@@ -62,6 +69,7 @@ struct mc_llm {
     double temperature;
     double price_in, price_out; /* per million tokens */
     char *record_dir, *replay_dir; /* NULL when off */
+    const char *tag;            /* the search's key, recorded; or NULL */
     struct mc_llm_usage total;
     struct mc_llm_model_usage *models;
     size_t n_models;

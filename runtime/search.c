@@ -17,6 +17,9 @@
 #include <math.h>
 #include <time.h>
 
+static double jnum(const cJSON *o, const char *name);
+static size_t budget_batch(const struct mc_search *s, size_t k);
+
 static double
 now_s(void)
 {
@@ -81,8 +84,10 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
         s->max_cost = atof(mc_target_get(t, MC_OPT_MAX_COST));
     }
     rc = mc_llm_init(&s->llm, &t->conf, err);
-    if (rc == MC_OK)
+    if (rc == MC_OK) {
         s->use_llm = 1;
+        s->llm.tag = s->key;
+    }
     else if (rc == MC_ECONFIG)
         s->endpoint_failed = 1;
     return rc;
@@ -184,6 +189,61 @@ journal_line(struct mc_search *s, cJSON *o)
     cJSON_free(text);
 }
 
+/* The usage per model, under "models" in the journal's usage object U. */
+static void
+usage_models(const struct mc_search *s, cJSON *u)
+{
+    cJSON *all = cJSON_AddObjectToObject(u, "models");
+    size_t i;
+
+    for (i = 0; all && i < s->llm.n_models; i++) {
+        const struct mc_llm_usage *m = &s->llm.models[i].u;
+        cJSON *o = cJSON_AddObjectToObject(all, s->llm.models[i].model);
+
+        if (!o)
+            return;
+        cJSON_AddNumberToObject(o, "requests", (double)m->requests);
+        cJSON_AddNumberToObject(o, "tokens_in", (double)m->tokens_in);
+        cJSON_AddNumberToObject(o, "tokens_out", (double)m->tokens_out);
+        cJSON_AddNumberToObject(o, "cost", m->cost);
+    }
+}
+
+/* Set the usage per model back from the journal's usage object U. */
+static void
+restore_models(struct mc_search *s, const cJSON *u)
+{
+    const cJSON *all = cJSON_GetObjectItemCaseSensitive(u, "models"), *o;
+    size_t i;
+
+    for (i = 0; i < s->llm.n_models; i++)
+        mc_free(s->llm.models[i].model);
+    mc_free(s->llm.models);
+    s->llm.models = NULL;
+    s->llm.n_models = 0;
+    cJSON_ArrayForEach(o, all) {
+        struct mc_llm_model_usage *v;
+        double cost;
+
+        if (!o->string)
+            continue;
+        v = mc_realloc(s->llm.models, (s->llm.n_models + 1) * sizeof(*v));
+        if (!v)
+            return;
+        s->llm.models = v;
+        v = &v[s->llm.n_models];
+        v->model = mc_strdup(o->string);
+        if (!v->model)
+            return;
+        v->u.requests = (unsigned long long)jnum(o, "requests");
+        v->u.tokens_in = (unsigned long long)jnum(o, "tokens_in");
+        v->u.tokens_out = (unsigned long long)jnum(o, "tokens_out");
+        cost = jnum(o, "cost");
+        v->u.cost = cost;
+        s->llm.n_models++;
+    }
+}
+
 static void
 journal_node(struct mc_search *s, const struct mc_search_node *nd)
 {
@@ -215,6 +275,7 @@ journal_node(struct mc_search *s, const struct mc_search_node *nd)
             cJSON_AddNumberToObject(u, "tokens_out",
                                     (double)s->llm.total.tokens_out);
             cJSON_AddNumberToObject(u, "cost", s->llm.total.cost);
+            usage_models(s, u);
         }
     }
     journal_line(s, o);
@@ -305,6 +366,7 @@ journal_resume(struct mc_search *s, struct mc_err *err)
                     s->llm.total.tokens_out =
                         (unsigned long long)jnum(u, "tokens_out");
                     s->llm.total.cost = jnum(u, "cost");
+                    restore_models(s, u);
                 }
                 s->n++;
                 /* Replay what the proposer learnt (bans, blame). */
@@ -739,7 +801,8 @@ critique_nodes(struct mc_search *s, size_t first, size_t n)
             nd->critique = mc_strdup(nd->detail ? nd->detail : "");
             continue;
         }
-        if (!s->critic_on || s->endpoint_failed || over_budget(s))
+        if (!s->critic_on || s->endpoint_failed || over_budget(s) ||
+            k >= budget_batch(s, n))
             continue;
         mc_buf_init(&prompt[k]);
         critic_prompt(s, i, &prompt[k]);

@@ -283,6 +283,7 @@ stub_field () { _stub_eval "$1" "$2"; }
 #   llm_script FILE [CRITIC-TEXTS] -- POLICY-FILES...
 #       write a stub script: critic requests get the texts in order (a
 #       comma-separated list), proposals get each file, fenced in prose
+#       (the last one again when they run out); LLM_DELAY=S delays each
 #   llm_env                  point maxcode at the stub (STUB_URL), model
 #       "stub-model", key "sk-test-SECRET-4242"
 _llm_hot () {
@@ -327,7 +328,7 @@ llm_script () {
   _llm_out=$1; _llm_crit=$2; shift 2
   [ "$1" = -- ] && shift
   python3 - "$_llm_out" "$_llm_crit" "$@" <<'EOP'
-import json, sys
+import json, os, sys
 out, crit, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 def answer(f):
     return ("Here is a faster version.\n```c\n" + open(f).read() +
@@ -336,8 +337,11 @@ rules = []
 if crit:
     rules.append({"match": "critic in maxcode",
                   "responses": [{"text": t} for t in crit.split(",")]})
+delay = float(os.environ.get("LLM_DELAY", "0"))
 rules.append({"match": None,
-              "responses": [{"text": answer(f)} for f in files]})
+              "responses": [dict({"text": answer(f)},
+                                 **({"delay": delay} if delay else {}))
+                            for f in files]})
 json.dump({"rules": rules}, open(out, "w"), indent=1)
 EOP
 }

@@ -144,4 +144,31 @@ test_expect_success 'a bad answer is a rejected candidate, not a crash' '
   contains err "the answer holds no code"
 '
 
+test_expect_success 'a killed model search resumes from its journal' '
+  llm_project resume "strategy=effi-learner, budget=4, critique=off" &&
+  cd resume && before=$(stat_of candidates) &&
+  export LLM_DELAY=0.7 && llm_script s.json "" -- v/same.c &&
+  stub_start s.json && llm_env &&
+  { run_make >out1 2>err1 & } &&
+  mpid=$! && i=0 &&
+  while [ $i -lt 300 ]; do
+    j=$(ls .maxcode/*/journal.jsonl 2>/dev/null | head -n 1)
+    test -n "$j" && test "$(wc -l <"$j")" -ge 3 && break
+    sleep 0.1; i=$((i + 1))
+  done &&
+  test -n "$j" &&
+  key=$(basename "$(dirname "$j")") &&
+  pkill -9 -f "optimize --key $key" ;
+  wait $mpid ;
+  done1=$(( $(wc -l <"$j") - 1 )) &&
+  test "$done1" -ge 2 && test "$done1" -lt 4 &&
+  run_make >out2 2>err2 &&
+  contains err2 "resumed from the journal: $done1 of 4 candidates" &&
+  test $(( $(stat_of candidates) - before )) -eq 4 &&
+  "$MAXCODE_BIN" show hot.c --json >m &&
+  json m "j[\"candidates\"] == 4" "j[\"llm_requests\"] >= 4" \
+    "j[\"llm_requests\"] <= $(stub_requests)" &&
+  test -x prog
+'
+
 test_done
