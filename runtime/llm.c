@@ -10,6 +10,7 @@
 #include "file.h"
 #include "hash.h"
 #include "log.h"
+#include "spawn.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -23,15 +24,6 @@
 #define RETRY_AFTER_MAX  300.0
 #define ANSWER_MAX       (16u << 20) /* bytes of one answer body */
 
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A uniform draw in [0, 1) for the jitter; no secrecy needed. */
 static double
 draw(void)
@@ -40,7 +32,7 @@ draw(void)
 
     if (!x)
         x = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^
-            (uint64_t)(now_s() * 1e9);
+            (uint64_t)(mc_spawn_clock() * 1e9);
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
@@ -648,7 +640,7 @@ finish(struct mc_llm *l, const struct mc_llm_req *q, struct xfer *x,
     }
     mc_verbose("model request: %s; retry %d in %.1f s", r->error.s,
                r->attempts, wait);
-    x->next_at = now_s() + wait;
+    x->next_at = mc_spawn_clock() + wait;
 }
 
 void
@@ -695,7 +687,7 @@ mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
         pending++;
     }
     while (pending) {
-        double now = now_s(), next = now + 1.0;
+        double now = mc_spawn_clock(), next = now + 1.0;
         int running = 0, left;
         CURLMsg *msg;
 
@@ -737,7 +729,7 @@ mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
             if (!xs[i].done && !xs[i].active && xs[i].next_at < next)
                 next = xs[i].next_at;
         if (pending) {
-            int ms = (int)ceil((next - now_s()) * 1000);
+            int ms = (int)ceil((next - mc_spawn_clock()) * 1000);
             curl_multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms,
                             NULL);
         }

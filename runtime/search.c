@@ -9,6 +9,7 @@
 #include "cache.h"
 #include "file.h"
 #include "log.h"
+#include "spawn.h"
 #include "mark.h"
 #include "prompt.h"
 
@@ -19,15 +20,6 @@
 
 static double jnum(const cJSON *o, const char *name);
 static size_t budget_batch(const struct mc_search *s, size_t k);
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 node_release(struct mc_search_node *nd)
@@ -957,7 +949,8 @@ choose(struct mc_search *s, int parent, size_t k, int repair,
 static int
 out_of_time(const struct mc_search *s, double start)
 {
-    return s->time_limit_s > 0 && now_s() - start >= s->time_limit_s;
+    return s->time_limit_s > 0 &&
+           mc_spawn_clock() - start >= s->time_limit_s;
 }
 
 /*
@@ -1049,7 +1042,7 @@ run_llm(struct mc_search *s, double start, struct mc_err *err)
 enum mc_code
 mc_search_run(struct mc_search *s, struct mc_err *err)
 {
-    double start = now_s(), min_speedup;
+    double start = mc_spawn_clock(), min_speedup;
     unsigned long tags[64];
     int parents[64];
     enum mc_code rc;

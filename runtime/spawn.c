@@ -127,8 +127,8 @@ env_path(char *const *envp)
     return NULL;
 }
 
-static double
-now_s(void)
+double
+mc_spawn_clock(void)
 {
     struct timespec ts;
 
@@ -188,7 +188,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
 {
     struct mc_strv env = MC_STRV_INIT;
     size_t cap = o && o->out_cap ? o->out_cap : (1u << 20);
-    double t0 = now_s(), timeout = o ? o->timeout_s : 0;
+    double t0 = mc_spawn_clock(), timeout = o ? o->timeout_s : 0;
     int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
     int open_fds, wstatus = 0;
     struct rusage ru;
@@ -239,7 +239,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
             ;
         close(execp[0]);
         execp[0] = -1;
-        t0 = now_s();
+        t0 = mc_spawn_clock();
     }
     open_fds = 2;
     while (open_fds) {
@@ -247,7 +247,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
         int wait_ms = -1, n;
 
         if (timeout > 0) {
-            double left = timeout - (now_s() - t0);
+            double left = timeout - (mc_spawn_clock() - t0);
             if (left <= 0) {
                 r->timed_out = 1;
                 kill(-pid, SIGKILL);
@@ -283,7 +283,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
 
         for (;;) {
             pid_t w = wait4(pid, &wstatus, WNOHANG, &ru);
-            double left = timeout > 0 ? timeout - (now_s() - t0) : 1;
+            double left = timeout > 0 ? timeout - (mc_spawn_clock() - t0) : 1;
 
             if (w == pid || (w < 0 && errno != EINTR))
                 break;
@@ -310,7 +310,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     r->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     /* Anything the child left behind in its group goes too. */
     kill(-pid, SIGKILL);
-    r->wall_s = now_s() - t0;
+    r->wall_s = mc_spawn_clock() - t0;
     if (WIFEXITED(wstatus)) {
         r->exited = 1;
         r->status = WEXITSTATUS(wstatus);

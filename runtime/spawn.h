@@ -60,6 +60,9 @@ enum mc_code mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
 /* The environment for children, built from ours: see above. */
 enum mc_code mc_spawn_env(struct mc_strv *out);
 
+/* The monotonic clock, in seconds: what run times are measured with. */
+double mc_spawn_clock(void);
+
 /* NAME resolved as execvp would through PATH less Bear's wrapper
  * directories, or NULL; free with mc_free(). A NAME with a slash is
  * returned as is. */

@@ -72,15 +72,7 @@ test_expect_success 'a killed search resumes from its journal' '
   project resume "strategy=flat, budget=4" && cd resume &&
   before=$(stat_of candidates) &&
   { run_make >out1 2>err1 & } &&
-  i=0 &&
-  while [ $i -lt 300 ]; do
-    j=$(ls .maxcode/*/journal.jsonl 2>/dev/null | head -n 1)
-    test -n "$j" && test "$(wc -l <"$j")" -ge 3 && break
-    sleep 0.1; i=$((i + 1))
-  done &&
-  test -n "$j" &&
-  key=$(basename "$(dirname "$j")") &&
-  pkill -9 -f "optimize --key $key" ;
+  j=$(kill_search_after 3) ;
   wait ;
   done1=$(( $(wc -l <"$j") - 1 )) &&
   test "$done1" -ge 2 && test "$done1" -lt 4 &&

@@ -150,15 +150,7 @@ test_expect_success 'a killed model search resumes from its journal' '
   export LLM_DELAY=0.7 && llm_script s.json "" -- v/same.c &&
   stub_start s.json && llm_env &&
   { run_make >out1 2>err1 & } &&
-  mpid=$! && i=0 &&
-  while [ $i -lt 300 ]; do
-    j=$(ls .maxcode/*/journal.jsonl 2>/dev/null | head -n 1)
-    test -n "$j" && test "$(wc -l <"$j")" -ge 3 && break
-    sleep 0.1; i=$((i + 1))
-  done &&
-  test -n "$j" &&
-  key=$(basename "$(dirname "$j")") &&
-  pkill -9 -f "optimize --key $key" ;
+  mpid=$! && j=$(kill_search_after 3) ;
   wait $mpid ;
   done1=$(( $(wc -l <"$j") - 1 )) &&
   test "$done1" -ge 2 && test "$done1" -lt 4 &&

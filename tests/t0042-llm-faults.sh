@@ -5,7 +5,8 @@
 # JSON, a truncated body, a reset connection) is retried and the next
 # answer is used; one that is not (400, 401, 403, 404, a spent quota, an
 # answer too slow for the timeout, an endpoint that does not listen) keeps
-# the original and caches nothing, so the next build asks again; an answer
+# the original and, nothing having been evaluated, caches nothing, so the
+# next build asks again; an answer
 # without code (no choices, cut at max_tokens) is a rejected candidate.
 # The build always succeeds, and within the configured timeouts.
 . "$MC_SRCDIR/tests/lib.sh"
