@@ -528,13 +528,13 @@ settle(struct mc_search *s, size_t i)
     update_best(s, i);
     journal_node(s, nd);
     if (nd->correct)
-        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx): %.*s",
+        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx)%s%.*s",
                 s->t->source, i + 1, s->budget, nd->speedup, best_reward(s),
-                len, note);
+                len ? ": " : "", len, note);
     else
-        mc_info("%s [%zu/%zu] %s (best %.2fx): %.*s", s->t->source, i + 1,
+        mc_info("%s [%zu/%zu] %s (best %.2fx)%s%.*s", s->t->source, i + 1,
                 s->budget, mc_verdict_name(nd->verdict), best_reward(s),
-                len, note);
+                len ? ": " : "", len, note);
 }
 
 /* Render, judge, learn, journal and report the built-in proposer's
