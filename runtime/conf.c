@@ -77,6 +77,8 @@ static const struct def defs[MC_SET__COUNT] = {
                            0, "directory to record model exchanges in"},
     [MC_SET_LLM_REPLAY] = {"MAXCODE_LLM_REPLAY", NULL, K_STRING, "", NULL, 0,
                            0, "directory to replay model exchanges from"},
+    [MC_SET_LLM_N] = {"MAXCODE_LLM_N", NULL, K_ENUM, "0", "0 1", 0, 0,
+                      "1: a round's proposals as one request with n"},
     [MC_SET_STRICT] = {"MAXCODE_STRICT", NULL, K_ENUM, "0", "0 1", 0, 0,
                        "1: a failed search fails the build"},
     [MC_SET_LOG] = {"MAXCODE_LOG", NULL, K_ENUM, "normal",

@@ -52,6 +52,7 @@ enum mc_setting_id {
     MC_SET_PRICE_OUT,
     MC_SET_LLM_RECORD,
     MC_SET_LLM_REPLAY,
+    MC_SET_LLM_N,
     MC_SET_STRICT,
     MC_SET_LOG,
     MC_SET_BUDGET,

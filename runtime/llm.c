@@ -79,6 +79,8 @@ mc_llm_init(struct mc_llm *l, const struct mc_conf *c, struct mc_err *err)
     l->temperature = atof(mc_conf_get(c, MC_SET_LLM_TEMPERATURE));
     l->price_in = atof(mc_conf_get(c, MC_SET_PRICE_IN));
     l->price_out = atof(mc_conf_get(c, MC_SET_PRICE_OUT));
+    l->use_n = l->api == MC_LLM_OPENAI &&
+               !strcmp(mc_conf_get(c, MC_SET_LLM_N), "1");
     l->record_dir = *rec ? mc_strdup(rec) : NULL;
     l->replay_dir = *rep ? mc_strdup(rep) : NULL;
     if (!l->url || !l->key || (*rec && !l->record_dir) ||
@@ -114,6 +116,7 @@ mc_llm_resp_init(struct mc_llm_resp *r)
     memset(r, 0, sizeof(*r));
     mc_buf_init(&r->text);
     mc_buf_init(&r->error);
+    mc_strv_init(&r->extra);
 }
 
 void
@@ -121,6 +124,7 @@ mc_llm_resp_release(struct mc_llm_resp *r)
 {
     mc_buf_release(&r->text);
     mc_buf_release(&r->error);
+    mc_strv_release(&r->extra);
     memset(r, 0, sizeof(*r));
 }
 
@@ -227,6 +231,8 @@ request_body(const struct mc_llm *l, const struct mc_llm_req *q)
     }
     if (l->api == MC_LLM_OPENAI)
         cJSON_AddNumberToObject(o, "seed", q->seed);
+    if (l->api == MC_LLM_OPENAI && q->n > 1)
+        cJSON_AddNumberToObject(o, "n", q->n);
     text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return text;
@@ -257,6 +263,28 @@ num_of(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
+}
+
+/* Choices 2, 3, ... of CHOICES into R's extra texts. */
+static void
+extra_choices(const cJSON *choices, struct mc_llm_resp *r)
+{
+    int i, n = cJSON_GetArraySize(choices);
+
+    mc_strv_release(&r->extra);
+    mc_strv_init(&r->extra);
+    r->extra_cut = 0;
+    for (i = 1; i < n && i <= 64; i++) {
+        const cJSON *c = cJSON_GetArrayItem(choices, i);
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(c, "message");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "content");
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(c, "finish_reason");
+
+        if (mc_strv_push(&r->extra, cJSON_IsString(v) ? v->valuestring : ""))
+            return;
+        if (cJSON_IsString(f) && !strcmp(f->valuestring, "length"))
+            r->extra_cut |= 1ul << (i - 1);
+    }
 }
 
 /*
@@ -296,6 +324,7 @@ parse_answer(const struct mc_llm *l, const char *body, size_t len,
         v = cJSON_GetObjectItemCaseSensitive(c0, "finish_reason");
         if (cJSON_IsString(v))
             stop = v->valuestring;
+        extra_choices(choices, r);
     } else {
         const cJSON *content = cJSON_GetObjectItemCaseSensitive(o, "content");
         const cJSON *block;

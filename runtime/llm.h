@@ -31,7 +31,7 @@
  * else an error.
  *
  * Bodies: OpenAI {"model","messages":[system,user],"max_tokens",
- * "temperature","seed"}, except that OpenAI's reasoning models (o1, o3,
+ * "temperature","seed"[,"n"]}, except that OpenAI's reasoning models (o1, o3,
  * o4, gpt-5 names) get "max_completion_tokens" and no temperature;
  * Anthropic {"model","system","messages":[user],"max_tokens",
  * "temperature"} with the temperature capped at 1.
@@ -45,6 +45,7 @@
 #include "buf.h"
 #include "conf.h"
 #include "status.h"
+#include "strv.h"
 
 enum mc_llm_api { MC_LLM_OPENAI, MC_LLM_ANTHROPIC };
 
@@ -70,6 +71,7 @@ struct mc_llm {
     double price_in, price_out; /* per million tokens */
     char *record_dir, *replay_dir; /* NULL when off */
     const char *tag;            /* the search's key, recorded; or NULL */
+    int use_n;                  /* MAXCODE_LLM_N=1 and the OpenAI API */
     struct mc_llm_usage total;
     struct mc_llm_model_usage *models;
     size_t n_models;
@@ -81,6 +83,7 @@ struct mc_llm_req {
     const char *system;
     const char *user;
     unsigned seed;         /* sent as "seed" (OpenAI) */
+    unsigned n;            /* choices wanted (OpenAI "n"); 0 or 1: one */
     const char *purpose;   /* "propose", "critique": for replay */
     unsigned long ordinal; /* its place in the search: for replay */
 };
@@ -95,6 +98,8 @@ struct mc_llm_resp {
     unsigned long long tokens_in, tokens_out;
     struct mc_buf text;
     struct mc_buf error;   /* why not ok */
+    struct mc_strv extra;  /* the texts of choices 2, 3, ... (n > 1) */
+    unsigned long extra_cut; /* bit J: extra choice J stopped at max_tokens */
 };
 
 /*

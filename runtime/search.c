@@ -828,6 +828,55 @@ critique_nodes(struct mc_search *s, size_t first, size_t n)
     }
 }
 
+/* Do the K slots share one parent and purpose (hence one prompt)? */
+static int
+same_prompts(const int *parents, const int *repairs, size_t k)
+{
+    size_t i;
+
+    for (i = 1; i < k; i++)
+        if (parents[i] != parents[0] || repairs[i] != repairs[0])
+            return 0;
+    return 1;
+}
+
+/*
+ * RESP[0] answered a request with n = K: give choice J to RESP[J]. Returns
+ * the number of slots answered (1 + the extra choices; K when the
+ * request failed, every slot then failing with it).
+ */
+static size_t
+spread_choices(struct mc_llm_resp *resp, size_t k)
+{
+    size_t j, got;
+
+    if (resp[0].status != 200) {
+        for (j = 1; j < k; j++) {
+            resp[j].status = resp[0].status;
+            resp[j].fatal = resp[0].fatal;
+            mc_buf_adds(&resp[j].error, resp[0].error.s ? resp[0].error.s
+                                                        : "");
+        }
+        return k;
+    }
+    got = 1 + resp[0].extra.n;
+    if (got > k)
+        got = k;
+    for (j = 1; j < got; j++) {
+        struct mc_llm_resp *r = &resp[j];
+
+        r->status = 200;
+        r->truncated = (resp[0].extra_cut >> (j - 1)) & 1;
+        mc_buf_adds(&r->text, resp[0].extra.v[j - 1]);
+        r->ok = !r->truncated && r->text.len > 0;
+        if (!r->ok)
+            mc_buf_adds(&r->error, r->truncated
+                                       ? "the answer was cut at max_tokens"
+                                       : "the answer has no content");
+    }
+    return got;
+}
+
 /*
  * One round of the model: K proposals, from PARENTS[i] (REPAIRS[i]: a
  * fix of a wrong parent), requested together, then judged one by one,
@@ -854,13 +903,25 @@ llm_round(struct mc_search *s, const int *parents, const int *repairs,
         req[i].system = mc_prompt_policy_system;
         req[i].user = prompt[i].s;
         req[i].seed = (unsigned)(s->n + i + 1);
+        req[i].n = 1;
         req[i].purpose = "propose";
         req[i].ordinal = s->n + i;
         mc_llm_resp_init(&resp[i]);
     }
     {
         struct mc_llm_usage before = s->llm.total;
-        mc_llm_run(&s->llm, req, k, resp);
+        size_t got = 0;
+
+        if (s->llm.use_n && k > 1 && same_prompts(parents, repairs, k)) {
+            /* One request with n = K: the prompt is paid once. */
+            req[0].n = (unsigned)k;
+            mc_llm_run(&s->llm, req, 1, resp);
+            got = spread_choices(resp, k);
+        }
+        /* The rest (all of them without n; the choices a server that
+         * ignores n did not give) as separate requests. */
+        if (got < k)
+            mc_llm_run(&s->llm, req + got, k - got, resp + got);
         count_usage(s, &before);
     }
     for (i = 0; i < k && rc == MC_OK; i++) {

@@ -24,7 +24,8 @@
  *                 node, the next repairs each failed candidate
  *   gvf           (value-model ranking) needs a model; runs as cuda-llm
  * With the model (proposer=llm) K is min(8, B), as in the paper, and the
- * K proposals of a round are requested together; flat asks for up to 8
+ * K proposals of a round are requested together (as one request with n
+ * under MAXCODE_LLM_N=1 when they share a prompt); flat asks for up to 8
  * at a time.
  *
  * The model-driven proposer sends one policy prompt per proposal

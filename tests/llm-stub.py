@@ -32,6 +32,10 @@ The script (JSON, re-read whenever it changes):
 The first rule whose match occurs in the prompt (or whose match is null or
 absent) answers, with its steps in turn; past the last step, "last" (the
 default) repeats the last one and "cycle" starts over.  No rule: 500.
+An OpenAI request with "n": K gets K choices, from the rule's next K
+steps (text, finish and usage out; the first step's delay and fault),
+unless the rule has "ignore_n": true, which plays a server that answers
+one choice whatever n is; the record then has "choices": K.
 STEP (all optional):
   text        the answer ("")
   text_file   a file, relative to the script's directory, whose content
@@ -399,16 +403,35 @@ class Handler(BaseHTTPRequestHandler):
         model = body.get("model", "stub") if isinstance(body, dict) \
             else "stub"
         if api == "openai":
+            choices = [{
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": finish,
+            }]
+            # "n": further choices from the rule's next steps, unless the
+            # rule plays a server that ignores n ("ignore_n": true).
+            want = body.get("n", 1) if isinstance(body, dict) else 1
+            if not isinstance(want, int) or \
+                    self.server.script.rules[rule].get("ignore_n"):
+                want = 1
+            for j in range(1, want):
+                _, _, more, _ = self.server.script.pick(prompt)
+                more = more or {}
+                mtext = more.get("text", "")
+                tout += (more.get("usage") or {}).get(
+                    "out", max(1, len(mtext) // 4))
+                choices.append({
+                    "index": j,
+                    "message": {"role": "assistant", "content": mtext},
+                    "finish_reason": more.get("finish", "stop"),
+                })
+            self.rec["choices"] = len(choices)
             obj = {
                 "id": "stub-%d" % seq,
                 "object": "chat.completion",
                 "created": int(time.time()),
                 "model": model,
-                "choices": [{
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": finish,
-                }],
+                "choices": choices,
                 "usage": {"prompt_tokens": tin, "completion_tokens": tout,
                           "total_tokens": tin + tout},
             }
