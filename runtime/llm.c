@@ -190,32 +190,68 @@ reasoning_model(const char *model)
            !strncmp(model, "gpt-5", 5);
 }
 
+/* TEXT with each byte that does not belong to valid UTF-8 replaced by
+ * '?', into OUT: a server refuses a body that is not UTF-8, and a
+ * candidate's output (in the feedback) can be anything. */
+static void
+utf8_clean(const char *text, struct mc_buf *out)
+{
+    const unsigned char *p = (const unsigned char *)text;
+
+    while (*p) {
+        size_t n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2
+                               : (*p & 0xF0) == 0xE0 ? 3
+                               : (*p & 0xF8) == 0xF0 ? 4 : 0;
+        size_t i;
+
+        for (i = 1; i < n; i++)
+            if ((p[i] & 0xC0) != 0x80)
+                n = 0;
+        if (n == 2 && *p < 0xC2)
+            n = 0; /* overlong */
+        if (!n) {
+            mc_buf_addc(out, '?');
+            p++;
+            continue;
+        }
+        mc_buf_add(out, p, n);
+        p += n;
+    }
+}
+
 /* The canonical request body (the same request always prints the same
  * text); the caller frees it with cJSON_free(). */
 static char *
 request_body(const struct mc_llm *l, const struct mc_llm_req *q)
 {
     cJSON *o = cJSON_CreateObject(), *msgs, *m;
+    struct mc_buf sys = MC_BUF_INIT, user = MC_BUF_INIT;
     char *text = NULL;
 
-    if (!o)
+    utf8_clean(q->system, &sys);
+    utf8_clean(q->user, &user);
+    if (!o || mc_buf_status(&sys) || mc_buf_status(&user)) {
+        cJSON_Delete(o);
+        mc_buf_release(&sys);
+        mc_buf_release(&user);
         return NULL;
+    }
     cJSON_AddStringToObject(o, "model", q->model);
     if (l->api == MC_LLM_ANTHROPIC)
-        cJSON_AddStringToObject(o, "system", q->system);
+        cJSON_AddStringToObject(o, "system", sys.s);
     msgs = cJSON_AddArrayToObject(o, "messages");
     if (msgs && l->api == MC_LLM_OPENAI) {
         m = cJSON_CreateObject();
         if (m) {
             cJSON_AddStringToObject(m, "role", "system");
-            cJSON_AddStringToObject(m, "content", q->system);
+            cJSON_AddStringToObject(m, "content", sys.s);
             cJSON_AddItemToArray(msgs, m);
         }
     }
     m = msgs ? cJSON_CreateObject() : NULL;
     if (m) {
         cJSON_AddStringToObject(m, "role", "user");
-        cJSON_AddStringToObject(m, "content", q->user);
+        cJSON_AddStringToObject(m, "content", user.s);
         cJSON_AddItemToArray(msgs, m);
     }
     if (l->api == MC_LLM_OPENAI && reasoning_model(q->model)) {
@@ -235,15 +271,21 @@ request_body(const struct mc_llm *l, const struct mc_llm_req *q)
         cJSON_AddNumberToObject(o, "n", q->n);
     text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
+    mc_buf_release(&sys);
+    mc_buf_release(&user);
     return text;
 }
 
+/* The exchange's name: the API, the request's place in the search (K
+ * requests of a round can be identical: Anthropic has no seed) and its
+ * canonical body. */
 static void
-exchange_hash(const struct mc_llm *l, const char *body,
-              char hex[MC_KEY_HEX + 1])
+exchange_hash(const struct mc_llm *l, const struct mc_llm_req *q,
+              const char *body, char hex[MC_KEY_HEX + 1])
 {
     struct mc_hash h;
     struct mc_digest d;
+    char ordinal[32];
 
     if (mc_hash_init(&h)) {
         memset(hex, '0', MC_KEY_HEX);
@@ -252,17 +294,24 @@ exchange_hash(const struct mc_llm *l, const char *body,
     }
     mc_hash_field_str(&h, "api", l->api == MC_LLM_OPENAI ? "openai"
                                                           : "anthropic");
+    snprintf(ordinal, sizeof(ordinal), "%lu", q->ordinal);
+    mc_hash_field_str(&h, "purpose", q->purpose ? q->purpose : "");
+    mc_hash_field_str(&h, "ordinal", ordinal);
     mc_hash_field_str(&h, "request", body);
     mc_hash_digest(&h, &d);
     mc_digest_hex(&d, hex);
     mc_hash_release(&h);
 }
 
+/* A usage count: a number in [0, 2^53], else 0. */
 static double
 num_of(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : 0;
+    return cJSON_IsNumber(v) && v->valuedouble > 0 &&
+                   v->valuedouble <= 9007199254740992.0
+               ? v->valuedouble
+               : 0;
 }
 
 /* Choices 2, 3, ... of CHOICES into R's extra texts. */
@@ -274,7 +323,7 @@ extra_choices(const cJSON *choices, struct mc_llm_resp *r)
     mc_strv_release(&r->extra);
     mc_strv_init(&r->extra);
     r->extra_cut = 0;
-    for (i = 1; i < n && i <= 64; i++) {
+    for (i = 1; i < n && i <= 32; i++) {
         const cJSON *c = cJSON_GetArrayItem(choices, i);
         const cJSON *msg = cJSON_GetObjectItemCaseSensitive(c, "message");
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "content");
@@ -283,7 +332,7 @@ extra_choices(const cJSON *choices, struct mc_llm_resp *r)
         if (mc_strv_push(&r->extra, cJSON_IsString(v) ? v->valuestring : ""))
             return;
         if (cJSON_IsString(f) && !strcmp(f->valuestring, "length"))
-            r->extra_cut |= 1ul << (i - 1);
+            r->extra_cut |= 1ul << (i - 1); /* i <= 32 */
     }
 }
 
@@ -527,21 +576,36 @@ start(struct mc_llm *l, CURLM *m, struct xfer *x, struct mc_llm_resp *r)
     x->retry_after = -1;
     x->curl_error[0] = '\0';
     if (!x->headers) {
-        x->headers = curl_slist_append(NULL,
-                                       "Content-Type: application/json");
+        const char *lines[3];
+        size_t k = 0, i;
+
+        lines[k++] = "Content-Type: application/json";
         if (l->api == MC_LLM_ANTHROPIC) {
-            x->headers = curl_slist_append(x->headers,
-                                           "anthropic-version: 2023-06-01");
+            lines[k++] = "anthropic-version: 2023-06-01";
             if (*l->key)
                 mc_buf_addf(&auth, "x-api-key: %s", l->key);
         } else if (*l->key) {
             mc_buf_addf(&auth, "Authorization: Bearer %s", l->key);
         }
         if (auth.len)
-            x->headers = curl_slist_append(x->headers, auth.s);
+            lines[k++] = auth.s;
+        for (i = 0; i < k; i++) {
+            struct curl_slist *more = curl_slist_append(x->headers, lines[i]);
+            if (!more) {
+                curl_slist_free_all(x->headers);
+                x->headers = NULL;
+                break;
+            }
+            x->headers = more;
+        }
         if (auth.s)
             memset(auth.s, 0, auth.len);
         mc_buf_release(&auth);
+        if (!x->headers) {
+            curl_easy_cleanup(x->h);
+            x->h = NULL;
+            return -1;
+        }
     }
     curl_easy_setopt(x->h, CURLOPT_URL, l->url);
     curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->headers);
@@ -559,6 +623,9 @@ start(struct mc_llm *l, CURLM *m, struct xfer *x, struct mc_llm_resp *r)
     curl_easy_setopt(x->h, CURLOPT_USERAGENT, "maxcode/" PACKAGE_VERSION);
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(x->h, CURLOPT_PROTOCOLS,
+                     (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
     curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
     if (curl_multi_add_handle(m, x->h) != CURLM_OK) {
@@ -597,8 +664,10 @@ server_message(const struct mc_buf *answer, struct mc_buf *out)
                            ? cJSON_GetObjectItemCaseSensitive(e, "message")
                            : e;
 
-    if (cJSON_IsString(msg))
+    if (cJSON_IsString(msg)) {
         mc_buf_addf(out, ": %.160s", msg->valuestring);
+        mc_log_mask_secrets(out); /* a gateway may echo the key */
+    }
     cJSON_Delete(o);
 }
 
@@ -620,6 +689,7 @@ finish(struct mc_llm *l, const struct mc_llm_req *q, struct xfer *x,
         mc_buf_addf(&r->error, "%s", x->curl_error[0]
                                          ? x->curl_error
                                          : curl_easy_strerror(result));
+        r->status = 0; /* no whole answer, whatever the status line */
         switch (result) {
         case CURLE_UNSUPPORTED_PROTOCOL:
         case CURLE_URL_MALFORMAT:
@@ -631,6 +701,7 @@ finish(struct mc_llm *l, const struct mc_llm_req *q, struct xfer *x,
     } else if (status == 200) {
         if (parse_answer(l, x->answer.s, x->answer.len, r)) {
             mc_buf_adds(&r->error, "the answer is not the expected JSON");
+            r->status = 0;
             retry = 1;
         } else {
             account(l, q->model, r);
@@ -696,7 +767,7 @@ mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
             x->done = 1;
             continue;
         }
-        exchange_hash(l, x->body, x->hex);
+        exchange_hash(l, &reqs[i], x->body, x->hex);
         if (l->replay_dir) {
             struct mc_llm_resp *r = &resps[i];
 
@@ -719,6 +790,7 @@ mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
         double now = mc_spawn_clock(), next = now + 1.0;
         int running = 0, left;
         CURLMsg *msg;
+        CURLcode result;
 
         for (i = 0; i < n; i++) {
             struct xfer *x = &xs[i];
@@ -746,8 +818,9 @@ mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
             if (!x)
                 continue;
             i = (size_t)(x - xs);
+            result = msg->data.result; /* gone once the handle is removed */
             curl_multi_remove_handle(m, x->h);
-            finish(l, &reqs[i], x, msg->data.result, &resps[i]);
+            finish(l, &reqs[i], x, result, &resps[i]);
             curl_easy_cleanup(x->h);
             x->h = NULL;
             if (x->done)

@@ -87,9 +87,8 @@ mc_log_holds_secret(const char *text)
     return 0;
 }
 
-/* Replace each registered secret in B by "***", in place. */
-static void
-mask_secrets(struct mc_buf *b)
+void
+mc_log_mask_secrets(struct mc_buf *b)
 {
     size_t i;
 
@@ -116,7 +115,7 @@ mc_vlog(enum mc_log_msg kind, const char *fmt, va_list ap)
     mc_buf_vaddf(&line, fmt, ap);
     mc_buf_rtrim(&line);
     if (mc_buf_status(&line) == MC_OK) {
-        mask_secrets(&line);
+        mc_log_mask_secrets(&line);
         if (current_sink)
             current_sink(kind, line.s, current_ctx);
         else

@@ -11,6 +11,8 @@
 #ifndef MC_LOG_H
 #define MC_LOG_H
 
+struct mc_buf;
+
 #include <stdarg.h>
 
 enum mc_log_level {
@@ -49,6 +51,9 @@ void mc_log_clear_secrets(void);
 
 /* Does TEXT hold a registered secret? */
 int mc_log_holds_secret(const char *text);
+
+/* Replace each registered secret in B by "***", in place. */
+void mc_log_mask_secrets(struct mc_buf *b);
 
 /* Emit a message of KIND if the level lets it through. */
 void mc_log(enum mc_log_msg kind, const char *fmt, ...) MC_PRINTF(2, 3);

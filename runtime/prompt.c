@@ -6,6 +6,7 @@
 #include "mc_setup.h"
 #include "prompt.h"
 #include "hash.h"
+#include "mark.h"
 
 #include <ctype.h>
 
@@ -250,6 +251,18 @@ regions(const char *orig, size_t olen, size_t *body, size_t *end, size_t cap)
     return n < cap ? n : cap;
 }
 
+/* Is SP only blanks? */
+static int
+blank(const struct span *sp)
+{
+    size_t i;
+
+    for (i = 0; i < sp->len; i++)
+        if (!isspace((unsigned char)sp->s[i]))
+            return 0;
+    return 1;
+}
+
 static void
 add_code(struct mc_buf *out, const struct span *sp)
 {
@@ -269,6 +282,12 @@ mc_prompt_extract(const char *answer, const char *orig, size_t olen,
     size_t i, big = 0;
 
     mc_buf_reset(out);
+    for (i = 0; i < nb && blank(&blocks[i]); i++)
+        ;
+    if (nb && i == nb) {
+        mc_buf_adds(why, "the answer's code block is empty");
+        return -1;
+    }
     if (!nb) {
         if (bare_code(answer, &one)) {
             mc_buf_adds(why, "the answer holds no code");
@@ -284,17 +303,36 @@ mc_prompt_extract(const char *answer, const char *orig, size_t olen,
         add_code(out, &blocks[big]);
         return mc_buf_status(out) ? -1 : 0;
     }
-    /* A block with the fence pragmas is the whole file. */
+    /* A block with the fence pragmas is the whole file when it keeps
+     * what lies outside them; else it echoes the regions, pragmas and
+     * all, and their bodies are what counts. */
     for (i = 0; i < nb; i++) {
-        const char *p = blocks[i].s, *e = p + blocks[i].len;
-        for (; p < e; p = next_line(p))
-            if (pragma_line(p, strcspn(p, "\n") < (size_t)(e - p)
-                                   ? strcspn(p, "\n")
-                                   : (size_t)(e - p),
-                            "begin")) {
-                add_code(out, &blocks[i]);
-                return mc_buf_status(out) ? -1 : 0;
-            }
+        size_t bbody[32], bend[32], k;
+        size_t bn = regions(blocks[i].s, blocks[i].len, bbody, bend,
+                            MC_ARRAY_SIZE(bbody));
+
+        if (!bn)
+            continue;
+        if (mc_mark_check_fences(orig, olen, blocks[i].s, blocks[i].len,
+                                 NULL) == MC_OK) {
+            add_code(out, &blocks[i]);
+            return mc_buf_status(out) ? -1 : 0;
+        }
+        if (bn != nr) {
+            mc_buf_addf(why, "the answer has %zu fenced regions where the "
+                        "original has %zu", bn, nr);
+            return -1;
+        }
+        mc_buf_add(out, orig, body[0]);
+        for (k = 0; k < nr; k++) {
+            struct span sp;
+            sp.s = blocks[i].s + bbody[k];
+            sp.len = bend[k] - bbody[k];
+            add_code(out, &sp);
+            mc_buf_add(out, orig + end[k],
+                       (k + 1 < nr ? body[k + 1] : olen) - end[k]);
+        }
+        return mc_buf_status(out) ? -1 : 0;
     }
     if (nr != 1 && nb != nr) {
         mc_buf_addf(why, "the answer has %zu code blocks for %zu fenced "

@@ -47,10 +47,12 @@ const char *mc_prompt_version(void);
  * bytes), into OUT. The answer may hold prose around its code, one or
  * more fenced blocks (``` with or without a language, the last one maybe
  * unclosed) or none. When ORIG has '#pragma maxcode begin/end' regions,
- * a block holding those pragmas is the whole file; otherwise the blocks
- * are the regions' new bodies: one block for one region, or as many
- * blocks as regions, in order. Returns 0, or -1 with the reason in WHY
- * (no code, blocks that do not fit the regions).
+ * a block holding those pragmas is the whole file if it keeps the text
+ * outside them, else an echo of the regions whose bodies are taken;
+ * otherwise the blocks are the regions' new bodies: one block for one
+ * region, or as many blocks as regions, in order. Returns 0, or -1 with
+ * the reason in WHY (no code, only empty blocks, blocks or regions that
+ * do not fit the original's regions).
  */
 int mc_prompt_extract(const char *answer, const char *orig, size_t olen,
                       struct mc_buf *out, struct mc_buf *why);

@@ -79,6 +79,11 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
     if (rc == MC_OK) {
         s->use_llm = 1;
         s->llm.tag = s->key;
+        if (s->max_cost > 0 && s->llm.price_in <= 0 &&
+            s->llm.price_out <= 0)
+            mc_info("%s: max-cost is set but MAXCODE_PRICE_IN and "
+                    "MAXCODE_PRICE_OUT are 0: the cost stays 0",
+                    t->source);
     }
     else if (rc == MC_ECONFIG)
         s->endpoint_failed = 1;
@@ -618,6 +623,8 @@ reward_text(double r, char *out, size_t cap)
     snprintf(out, cap, "%.2f", r);
 }
 
+#define TRAJ_CODE 4
+
 /* The trajectory field: every step from the root to PARENT, oldest
  * first; PARENT's own code is in the current field. */
 static void
@@ -634,6 +641,11 @@ trajectory(const struct mc_search *s, int parent, struct mc_buf *out)
         const struct mc_search_node *nd = &s->nodes[path[n]];
         struct mc_buf fb = MC_BUF_INIT;
         char step[16], reward[32];
+        /* The code of the last TRAJ_CODE steps before the current one;
+         * older steps give their feedback and critique only, so that a
+         * deep path does not outgrow the model's context. */
+        int current = path[n] == parent, omitted = !current &&
+                                                   n > TRAJ_CODE;
 
         snprintf(step, sizeof(step), "%zu", (size_t)nd->depth);
         reward_text(nd->reward, reward, sizeof(reward));
@@ -644,7 +656,9 @@ trajectory(const struct mc_search *s, int parent, struct mc_buf *out)
                 {"label", nd->label},
                 {"reward", reward},
                 {"fence", fence_lang(s)},
-                {"code", path[n] == parent ? "" : nd->code.s},
+                {"code", current || omitted ? "" : nd->code.s},
+                {"current", current ? "1" : ""},
+                {"omitted", omitted ? "1" : ""},
                 {"feedback", fb.s},
                 {"critique", s->field_critique ? nd->critique : ""},
             };
@@ -817,10 +831,22 @@ critique_nodes(struct mc_search *s, size_t first, size_t n)
 
         if (resp[i].ok) {
             mc_buf_rtrim(&resp[i].text);
-            if (resp[i].text.len > 4000)
-                resp[i].text.len = 4000, resp[i].text.s[4000] = '\0';
+            if (resp[i].text.len > 4000) {
+                size_t len = 4000;
+                /* Not inside a UTF-8 character. */
+                while (len && (resp[i].text.s[len] & 0xC0) == 0x80)
+                    len--;
+                resp[i].text.len = len;
+                resp[i].text.s[len] = '\0';
+            }
             nd->critique = mc_buf_detach(&resp[i].text, NULL);
-        } else {
+        } else if (resp[i].fatal && s->critic_on) {
+            /* A critic model that cannot answer does not stop a search
+             * whose policy model can. */
+            mc_info("%s: the critic failed (%s); going on without it",
+                    s->t->source, resp[i].error.s);
+            s->critic_on = 0;
+        } else if (!resp[i].fatal) {
             request_failed(s, "critic", &resp[i]);
         }
         mc_llm_resp_release(&resp[i]);

@@ -144,6 +144,31 @@ test_expect_success 'a bad answer is a rejected candidate, not a crash' '
   contains err "the answer holds no code"
 '
 
+test_expect_success 'output that is not UTF-8 still makes a valid request' '
+  llm_project utf "strategy=effi-learner, budget=2, critique=off" && cd utf &&
+  sed "s/printf(\"%ld\\\\n\", work(n));/printf(\"\\\\377%ld\\\\n\", work(n));/" \
+    v/same.c >v/bad.c && grep -q 377 v/bad.c &&
+  llm_script s.json "" -- v/bad.c v/fast.c &&
+  stub_start s.json && llm_env && run_make >out 2>err &&
+  test $(stub_requests) -eq 2 &&
+  test "$(stub_field 2 "isinstance(r[\"body\"], dict)")" = True &&
+  contains err "[1/2] incorrect" && contains err "[2/2] correct"
+'
+
+test_expect_success 'a critic that fails for good does not stop the search' '
+  llm_project crit404 "strategy=flat, budget=2" && cd crit404 &&
+  llm_script s.json x -- v/same.c v/fast.c &&
+  python3 -c "
+import json
+d = json.load(open(\"s.json\"))
+d[\"rules\"][0][\"responses\"] = [{\"fault\": \"404\"}]
+json.dump(d, open(\"s.json\", \"w\"))" &&
+  stub_start s.json && llm_env && run_make >out 2>err &&
+  contains err "the critic failed" && contains err "[2/2]" &&
+  "$MAXCODE_BIN" show hot.c --json >m &&
+  json m "j[\"candidates\"] == 2" "j[\"status\"] == \"optimized\""
+'
+
 test_expect_success 'a killed model search resumes from its journal' '
   llm_project resume "strategy=effi-learner, budget=4, critique=off" &&
   cd resume && before=$(stat_of candidates) &&

@@ -244,6 +244,12 @@ test_prompt__extract_one_region(void)
                "a region body is spliced, the rest byte-identical");
     extract_is("```c\n" R1_NEW_BODY "```", one_region, want.s,
                "a lone region body without prose is spliced the same");
+    extract_is("Only the region changes:\n```c\n#pragma maxcode begin\n"
+               R1_NEW_BODY "#pragma maxcode end\n```\n",
+               one_region, want.s,
+               "a region echoed with its pragmas gives its body");
+    extract_fails("```c\n\n  \n```\nDone.", one_region, "empty",
+                  "an empty code block is no code");
     mc_buf_release(&want);
 }
 
