@@ -19,8 +19,9 @@
  * million tokens).
  *
  * Record and replay: with MAXCODE_LLM_RECORD=DIR each answered exchange
- * is stored as DIR/<hash>.json, the hash (XXH3-128) being over the API
- * and the canonical request body (never the key):
+ * is stored as DIR/<hash>.json, the hash (XXH3-128) being over the API,
+ * the purpose, the ordinal and the canonical request body (never the
+ * key):
  *   exchange = {"maxcode_exchange":1, "api":A, "purpose":P,
  *               "ordinal":N, "model":M, "tag":T, "request":BODY,
  *               "status":200, "response":TEXT}
