@@ -145,6 +145,18 @@ add_make_settings(struct mc_buf *cmd, const struct mc_conf *c)
     }
 }
 
+/* Append " OPT 'WORDS'" to CMD: LIST as one shell-quoted argument. */
+static void
+add_list_opt(struct mc_buf *cmd, const char *opt, const struct mc_strv *list)
+{
+    struct mc_buf words = MC_BUF_INIT;
+
+    mc_strv_join_shell(list, &words);
+    mc_buf_addf(cmd, " %s ", opt);
+    mc_shell_quote(cmd, words.s ? words.s : "");
+    mc_buf_release(&words);
+}
+
 /* Emit the rule that produces VPATH by a search. */
 static enum mc_code
 emit_rule(const struct mc_target *t, const char *key, const char *vpath,
@@ -167,13 +179,13 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
     mc_shell_quote(&cmd, command_path());
     mc_buf_addf(&cmd, " optimize --key %s --cc ", key);
     mc_shell_quote(&cmd, t->compiler);
-    mc_buf_adds(&cmd, " --flags ");
-    {
-        struct mc_buf flags = MC_BUF_INIT;
-        mc_strv_join_shell(&t->flags, &flags);
-        mc_shell_quote(&cmd, flags.s);
-        mc_buf_release(&flags);
+    add_list_opt(&cmd, "--flags", &t->flags);
+    if (t->linker) {
+        mc_buf_adds(&cmd, " --ld ");
+        mc_shell_quote(&cmd, t->linker);
     }
+    add_list_opt(&cmd, "--ldflags", &t->ldflags);
+    add_list_opt(&cmd, "--ldlibs", &t->ldlibs);
     if (strcmp(mode, "optimize"))
         mc_buf_addf(&cmd, " --mode %s", mode);
     mc_buf_adds(&cmd, " -- ");
@@ -260,6 +272,17 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         goto out;
     }
     conf_ok = 1;
+    {
+        /* SOURCE and its files are found through VPATH, as make finds
+         * prerequisites. */
+        char *vp = gmk_expand("$(VPATH)");
+        enum mc_code vrc = mc_target_set_vpath(vp);
+        gmk_free(vp);
+        if (vrc) {
+            mc_plugin_fail("out of memory");
+            goto out;
+        }
+    }
     if (mc_target_parse_marked(&t, source, opts, nopts, &base, &err)) {
         mc_plugin_fail("%s%s%s", err.code == MC_ESYNTAX ? "" : source,
                        err.code == MC_ESYNTAX || !*source ? "" : ": ",

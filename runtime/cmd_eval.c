@@ -3,7 +3,7 @@
  * cmd_eval.c: `maxcode eval SOURCE CANDIDATE [KEY=VALUE...] [--json]`
  * judges one candidate file against SOURCE with the executor and prints
  * its feedback record (DESIGN 1.7). Options as for `maxcode optimize`:
- * --cc, --flags; --no-time skips the timing. Exit status: 0 the
+ * --cc, --flags, --ld, --ldflags, --ldlibs; --no-time skips the timing. Exit status: 0 the
  * candidate is correct, 3 it is not, 1 it could not be judged, 2 usage.
  */
 #include "mc_setup.h"
@@ -64,6 +64,7 @@ mc_cmd_eval(int argc, char **argv)
     struct mc_buf cand = MC_BUF_INIT;
     struct mc_strv opts = MC_STRV_INIT;
     const char *source = NULL, *cfile = NULL, *cc = NULL, *flags = NULL;
+    const char *ld = NULL, *ldflags = NULL, *ldlibs = NULL;
     int json = 0, time_it = 1, status = 1, ev_ok = 0, from_db, i;
 
     for (i = 1; i < argc; i++) {
@@ -75,6 +76,12 @@ mc_cmd_eval(int argc, char **argv)
             cc = argv[++i];
         else if (!strcmp(argv[i], "--flags") && i + 1 < argc)
             flags = argv[++i];
+        else if (!strcmp(argv[i], "--ld") && i + 1 < argc)
+            ld = argv[++i];
+        else if (!strcmp(argv[i], "--ldflags") && i + 1 < argc)
+            ldflags = argv[++i];
+        else if (!strcmp(argv[i], "--ldlibs") && i + 1 < argc)
+            ldlibs = argv[++i];
         else if (argv[i][0] == '-')
             return mc_usage_error("eval: unknown option '%s'", argv[i]);
         else if (!source)
@@ -115,17 +122,11 @@ mc_cmd_eval(int argc, char **argv)
         mc_error("%s: %s", source, err.msg);
         goto out;
     }
-    if (cc) {
-        mc_free(t.compiler);
-        t.compiler = mc_strdup(cc);
-    }
-    if (flags) {
-        mc_strv_release(&t.flags);
-        if (mc_shell_split(flags, &t.flags, &err)) {
-            mc_error("--flags: %s", err.msg);
-            status = MC_EXIT_USAGE;
-            goto out;
-        }
+    if (mc_target_override_build(&t, cc, flags, ld, ldflags, ldlibs,
+                                 &err)) {
+        mc_error("%s", err.msg);
+        status = err.code == MC_ENOMEM ? 1 : MC_EXIT_USAGE;
+        goto out;
     }
     if (mc_eval_init(&ev, &t, mc_conf_get(&t.conf, MC_SET_CACHE_DIR), &err)) {
         mc_error("%s", err.msg);
@@ -136,7 +137,8 @@ mc_cmd_eval(int argc, char **argv)
     if (mc_eval_candidate(&ev, cand.s, cand.len,
                           strcmp(mc_target_get(&t, MC_OPT_SANITIZE), "0"),
                           time_it, &fb, &err)) {
-        mc_error("%s: cannot judge: %s", source, err.msg);
+        mc_error("%s: cannot judge: %s", source,
+                 ev.why.len ? ev.why.s : err.msg);
         goto out;
     }
     if (json) {

@@ -7,11 +7,14 @@
  * the variant file. Until the executor and the proposers exist, the
  * search keeps the original, with reason "no proposer".
  *
- * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS]
+ * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS] [--ld LD]
+ *                         [--ldflags LDFLAGS] [--ldlibs LDLIBS]
  *                         [--mode MODE] [--] SOURCE [KEY=VALUE...]
  * The compiler and flags come from --cc and --flags, else from the
  * compile DB or the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS)
- * and the cflags option. MODE (default MAXCODE_MODE): off prints SOURCE;
+ * and the cflags option; the link driver and flags from --ld, --ldflags
+ * and --ldlibs, else from CXX (when a link file is C++), LDFLAGS and
+ * LDLIBS. MODE (default MAXCODE_MODE): off prints SOURCE;
  * cache prints the variant on a hit and SOURCE on a miss, never
  * searching; verify re-checks a hit; optimize searches on a miss; refresh
  * searches again. The path to compile is printed on stdout. A failure
@@ -26,6 +29,7 @@
 #include "eval.h"
 #include "search.h"
 #include "file.h"
+#include "flags.h"
 #include "hash.h"
 #include "log.h"
 #include "prompt.h"
@@ -37,7 +41,7 @@
 #include <time.h>
 
 struct opts {
-    const char *key, *cc, *flags, *mode;
+    const char *key, *cc, *flags, *ld, *ldflags, *ldlibs, *mode;
     int first_arg; /* index of SOURCE in argv */
 };
 
@@ -71,6 +75,12 @@ parse_opts(int argc, char **argv, struct opts *o)
             dst = &o->cc;
         else if (!strcmp(argv[i], "--flags"))
             dst = &o->flags;
+        else if (!strcmp(argv[i], "--ld"))
+            dst = &o->ld;
+        else if (!strcmp(argv[i], "--ldflags"))
+            dst = &o->ldflags;
+        else if (!strcmp(argv[i], "--ldlibs"))
+            dst = &o->ldlibs;
         else if (!strcmp(argv[i], "--mode"))
             dst = &o->mode;
         else
@@ -108,7 +118,7 @@ record_includes(const struct mc_target *t, struct mc_buf *out,
     rc = mc_shell_split(t->compiler, &argv, err);
     if (!rc && !argv.n)
         rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
-    if (!rc && (mc_strv_extend(&argv, &t->flags) ||
+    if (!rc && (mc_flags_for_build(&t->flags, NULL, &argv) ||
                 mc_strv_push(&argv, "-MM") ||
                 mc_strv_push(&argv, t->source)))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -359,7 +369,7 @@ mc_cmd_optimize(int argc, char **argv)
     struct opts o;
     char key[MC_KEY_HEX + 1];
     const char *mode, *reason = "no proposer";
-    char *manifest_text = NULL, why[512];
+    char *manifest_text = NULL, why[2048];
     struct mc_eval ev;
     struct mc_search search;
     struct outcome oc = {"original", "", 1, -1, 0, 0, NULL};
@@ -408,20 +418,10 @@ mc_cmd_optimize(int argc, char **argv)
         mc_error("%s: %s", t.source, err.msg);
         goto out;
     }
-    if (o.cc) {
-        mc_free(t.compiler);
-        t.compiler = mc_strdup(o.cc);
-    }
-    if (o.flags) {
-        mc_strv_release(&t.flags);
-        if (mc_shell_split(o.flags, &t.flags, &err)) {
-            mc_error("--flags: %s", err.msg);
-            status = MC_EXIT_USAGE;
-            goto out;
-        }
-    }
-    if (!t.compiler) {
-        mc_error("out of memory");
+    if (mc_target_override_build(&t, o.cc, o.flags, o.ld, o.ldflags,
+                                 o.ldlibs, &err)) {
+        mc_error("%s", err.msg);
+        status = err.code == MC_ENOMEM ? 1 : MC_EXIT_USAGE;
         goto out;
     }
     if (mc_target_key(&t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
@@ -485,7 +485,7 @@ mc_cmd_optimize(int argc, char **argv)
         if (mc_eval_init(&ev, &t, cache.dir, &err) ||
             mc_eval_prepare(&ev, &err)) {
             snprintf(why, sizeof(why), "cannot measure the original: %s",
-                     err.msg);
+                     ev.why.len ? ev.why.s : err.msg);
             reason = why;
         } else {
             baseline = ev.baseline_s;

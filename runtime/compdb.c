@@ -9,11 +9,12 @@
 #include "compdb.h"
 #include "alloc.h"
 #include "buf.h"
+#include "flags.h"
 
 #include <cjson/cJSON.h>
 
 /* Options whose argument is a path that is relative to the compilation's
- * directory: made absolute. */
+ * directory: kept together with it (flags.c rebases the path). */
 static const char *const path_opts[] = {
     "-I", "-iquote", "-isystem", "-idirafter", "-include", "-imacros",
 };
@@ -258,26 +259,6 @@ entry_argv(const char *db_path, const cJSON *e, unsigned long i,
     return MC_OK;
 }
 
-/* Append to SV the LEN bytes of OPT followed by path P made absolute
- * (relative to DIR) unless it is empty, absolute or sysroot-relative. */
-static enum mc_code
-push_path(struct mc_strv *sv, const char *dir, const char *opt, size_t len,
-          const char *p)
-{
-    struct mc_buf b = MC_BUF_INIT;
-    int keep = !*p || *p == '/' || *p == '=' ||
-               !strncmp(p, "$SYSROOT", strlen("$SYSROOT"));
-
-    mc_buf_add(&b, opt, len);
-    if (!keep && *dir) {
-        mc_buf_adds(&b, dir);
-        if (b.s[b.len - 1] != '/')
-            mc_buf_addc(&b, '/');
-    }
-    mc_buf_adds(&b, p);
-    return mc_strv_push_owned(sv, mc_buf_detach(&b, NULL));
-}
-
 /* If A is one of OPTS, return 1 and point *ARG at NULL (separate form);
  * if A is one of them with its argument joined on, and that argument does
  * not start with '-', return 1 and point *ARG at it. Else 0. *LEN gets
@@ -357,15 +338,9 @@ clean_flags(const struct mc_strv *argv, const char *dir, const char *file,
             continue;
         }
         if (match_opt(a, path_opts, MC_ARRAY_SIZE(path_opts), &arg, &len)) {
-            if (arg) {
-                if (push_path(fl, dir, a, len, arg))
-                    return oom(err);
-                continue;
-            }
-            if (mc_strv_push(fl, a))
-                return oom(err);
-            if (i + 1 < argv->n &&
-                push_path(fl, dir, "", 0, argv->v[++i]))
+            /* The path is rebased with the others, below. */
+            if (mc_strv_push(fl, a) ||
+                (!arg && i + 1 < argv->n && mc_strv_push(fl, argv->v[++i])))
                 return oom(err);
             continue;
         }
@@ -377,6 +352,33 @@ clean_flags(const struct mc_strv *argv, const char *dir, const char *file,
         if (mc_strv_push(fl, a))
             return oom(err);
     }
+    return MC_OK;
+}
+
+/* OUT's flags, whose paths are relative to the entry's directory DIR,
+ * made relative to the current directory (see flags.h). */
+static enum mc_code
+rebase(struct mc_compdb_entry *out, const char *dir, struct mc_err *err)
+{
+    struct mc_strv flags = MC_STRV_INIT;
+    char cwd[PATH_MAX];
+    char *from;
+    enum mc_code rc;
+
+    if (!getcwd(cwd, sizeof(cwd)))
+        return mc_err_set(err, MC_EIO, "cannot get the current directory: "
+                          "%s", strerror(errno));
+    from = join_path(cwd, dir);
+    if (!from)
+        return oom(err);
+    rc = mc_flags_rebase(&out->flags, from, cwd, MC_FLAGS_ALL, &flags);
+    mc_free(from);
+    if (rc) {
+        mc_strv_release(&flags);
+        return oom(err);
+    }
+    mc_strv_release(&out->flags);
+    out->flags = flags;
     return MC_OK;
 }
 
@@ -437,6 +439,9 @@ mc_compdb_find(const char *db_path, const char *source,
     }
     rc = clean_flags(&argv, dir, str_member(match, "file"), match_real, out,
                      err);
+    if (rc)
+        goto out;
+    rc = rebase(out, dir, err);
     if (rc)
         goto out;
     *found = 1;

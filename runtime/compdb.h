@@ -60,18 +60,18 @@ void mc_compdb_entry_release(struct mc_compdb_entry *e);
  *
  * OUT's flags are the entry's argv without argv[0] (which is COMPILER),
  * cleaned so that they can be reused to compile another file into
- * another place, from any directory:
+ * another place, from the current directory:
  *   - dropped: "-c"; "-o X" and "-oX"; every argument that names the
  *     entry's file, as written or once resolved; and the dependency-file
  *     options "-MD", "-MMD", "-MF X"/"-MFX", "-MT X"/"-MTX",
  *     "-MQ X"/"-MQX" and "-Wp,-MD,X"/"-Wp,-MMD,X", because they would
  *     write (or name) .d files of the original build whenever the flags
  *     are reused;
- *   - made absolute, relative to "directory": the relative DIR or FILE
- *     of "-I DIR"/"-IDIR", "-iquote DIR", "-isystem DIR", "-idirafter
- *     DIR", "-include FILE" and "-imacros FILE" (joined forms too, unless
- *     what follows the option starts with '-', as in "-include-pch" or
- *     "-I-"; a path starting with '=' is sysroot-relative and kept);
+ *   - rebased: every relative path in an option (see flags.h: "-I DIR",
+ *     "-iquote DIR", "-include FILE", "-L DIR", "-Wl,-rpath,DIR", ...)
+ *     is meant relative to "directory"; it is rewritten relative to the
+ *     current directory (make's), "../include" where needed, so that the
+ *     flags work from there and name no absolute checkout location;
  *   - every other argument is kept, in order ("-DX=1", "-O2", ...).
  *
  * OUT is initialised here (any earlier contents are not freed); when

@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "log.h"
+#include "flags.h"
 #include "mark.h"
 #include "variant.h"
 
@@ -269,10 +270,72 @@ trim_diagnostics(const struct mc_buf *in, struct mc_buf *b)
         mc_buf_adds(b, "[... more diagnostics cut ...]\n");
 }
 
+/* Run the build command ARGV with make's directory as the working
+ * directory and DIR as the only writable one. 0 when it succeeded; else
+ * DIAG gets the trimmed compiler output and EV->build_cmd the command. */
+static enum mc_code
+run_build(struct mc_eval *ev, struct mc_strv *argv, const char *dir,
+          struct mc_buf *diag, struct mc_err *err)
+{
+    struct mc_sandbox_opts so;
+    struct mc_spawn_result r;
+    enum mc_code rc;
+
+    if (!argv->v || argv->v[argv->n - 1] == NULL)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    mc_spawn_result_init(&r);
+    memset(&so, 0, sizeof(so));
+    so.cwd = dir;
+    so.workdir = ev->make_dir;
+    so.timeout_s = 300;
+    so.out_cap = 1u << 20;
+    rc = mc_sandbox_run(&ev->sb, argv->v, &so, &r, err);
+    if (!rc && (r.timed_out || !r.exited || r.status)) {
+        mc_buf_reset(diag);
+        if (r.timed_out)
+            mc_buf_adds(diag, "the compiler timed out\n");
+        trim_diagnostics(&r.err, diag);
+        trim_diagnostics(&r.out, diag);
+        mc_buf_reset(&ev->build_cmd);
+        mc_strv_join_shell(argv, &ev->build_cmd);
+        rc = MC_EINVAL;
+    }
+    mc_spawn_result_release(&r);
+    return rc;
+}
+
+/* Append the words of COMMAND and of LIST to ARGV: LIST as
+ * mc_flags_for_build() leaves it for a build in scratch directory DIR, with
+ * its run-time paths (a relative rpath) made absolute, as make's
+ * directory sees them. */
+static enum mc_code
+add_words(struct mc_eval *ev, struct mc_strv *argv, const char *command,
+          const struct mc_strv *list, const char *dir, struct mc_err *err)
+{
+    struct mc_strv abs = MC_STRV_INIT;
+    enum mc_code rc;
+
+    if (command && (rc = mc_shell_split(command, argv, err)))
+        return rc;
+    rc = list ? mc_flags_rebase(list, ev->make_dir, NULL, MC_FLAGS_RUNTIME,
+                                &abs)
+              : MC_OK;
+    if (!rc && list)
+        rc = mc_flags_for_build(&abs, dir, argv);
+    mc_strv_release(&abs);
+    return rc ? mc_err_set(err, MC_ENOMEM, "out of memory") : MC_OK;
+}
+
 /*
- * Compile SRC (with the target's link files) into EXE with EXTRA flags
- * (a NULL-terminated list, may be NULL). On a compiler error, DIAG gets
- * its trimmed output and MC_EINVAL is returned.
+ * Build SRC (with the target's link files) into EXE with EXTRA flags (a
+ * NULL-terminated list, may be NULL), as make would: in make's
+ * directory, so that every relative path in the flags means what it
+ * means there, with only DIR writable. One compiler command compiles and
+ * links; when the link driver is another compiler (a C source with a C++
+ * link file), SRC is compiled to an object first. The link has
+ * $(LDFLAGS) before the files and ldlibs=, $(LDLIBS) and, for C and C++,
+ * -lm after them. On a compiler error, DIAG gets its trimmed output and
+ * MC_EINVAL is returned.
  */
 static enum mc_code
 build(struct mc_eval *ev, const char *src, const char *exe,
@@ -281,58 +344,49 @@ build(struct mc_eval *ev, const char *src, const char *exe,
 {
     struct mc_target *t = ev->t;
     struct mc_strv argv = MC_STRV_INIT;
-    struct mc_sandbox_opts so;
-    struct mc_spawn_result r;
+    struct mc_buf obj = MC_BUF_INIT;
     enum mc_code rc;
-    char cwd[PATH_MAX];
     size_t i;
 
-    mc_spawn_result_init(&r);
-    rc = mc_shell_split(t->compiler, &argv, err);
+    rc = add_words(ev, &argv, t->compiler, &t->flags, dir, err);
     if (!rc && !argv.n)
         rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
+    for (i = 0; !rc && extra && extra[i]; i++)
+        rc = mc_strv_push(&argv, extra[i]);
+    if (!rc && t->linker) {
+        /* Compile alone, then link with the other driver. */
+        mc_buf_addf(&obj, "%s/%s.o", dir, mc_target_name(t));
+        if (mc_buf_status(&obj) || mc_strv_push(&argv, "-c") ||
+            mc_strv_push(&argv, "-o") || mc_strv_push(&argv, obj.s) ||
+            mc_strv_push(&argv, src))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        if (!rc)
+            rc = run_build(ev, &argv, dir, diag, err);
+        mc_strv_release(&argv);
+        if (!rc)
+            rc = add_words(ev, &argv, t->linker, &t->flags, dir, err);
+        for (i = 0; !rc && extra && extra[i]; i++)
+            rc = mc_strv_push(&argv, extra[i]);
+    }
     if (rc)
         goto out;
-    mc_strv_extend(&argv, &t->flags);
-    for (i = 0; extra && extra[i]; i++)
-        mc_strv_push(&argv, extra[i]);
-    mc_strv_push(&argv, "-o");
-    mc_strv_push(&argv, exe);
-    mc_strv_push(&argv, src);
-    /* Link files are named relative to make's directory. */
-    for (i = 0; i < t->link.n; i++) {
-        if (t->link.v[i][0] == '/' || !getcwd(cwd, sizeof(cwd))) {
-            mc_strv_push(&argv, t->link.v[i]);
-        } else {
-            struct mc_buf p = MC_BUF_INIT;
-            mc_buf_addf(&p, "%s/%s", cwd, t->link.v[i]);
-            mc_strv_push_owned(&argv, mc_buf_detach(&p, NULL));
-        }
-    }
-    if (t->lang != MC_LANG_CUDA)
-        mc_strv_push(&argv, "-lm");
-    if (!argv.v || argv.v[argv.n - 1] == NULL) {
+    rc = add_words(ev, &argv, NULL, &t->ldflags, dir, err);
+    if (!rc && (mc_strv_push(&argv, "-o") || mc_strv_push(&argv, exe) ||
+                mc_strv_push(&argv, t->linker ? obj.s : src) ||
+                mc_strv_extend(&argv, &t->link)))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-        goto out;
-    }
-    memset(&so, 0, sizeof(so));
-    so.cwd = dir;
-    so.timeout_s = 300;
-    so.out_cap = 1u << 20;
-    rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);
-    if (rc)
-        goto out;
-    if (r.timed_out || !r.exited || r.status) {
-        mc_buf_reset(diag);
-        if (r.timed_out)
-            mc_buf_adds(diag, "the compiler timed out\n");
-        trim_diagnostics(&r.err, diag);
-        trim_diagnostics(&r.out, diag);
-        rc = MC_EINVAL;
-    }
+    if (!rc)
+        rc = add_words(ev, &argv, mc_target_get(t, MC_OPT_LDLIBS), NULL,
+                       dir, err);
+    if (!rc)
+        rc = add_words(ev, &argv, NULL, &t->ldlibs, dir, err);
+    if (!rc && t->lang != MC_LANG_CUDA && mc_strv_push(&argv, "-lm"))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (!rc)
+        rc = run_build(ev, &argv, dir, diag, err);
 out:
-    mc_spawn_result_release(&r);
     mc_strv_release(&argv);
+    mc_buf_release(&obj);
     return rc;
 }
 
@@ -390,8 +444,36 @@ parse_instructions(const char *text, const char *tool)
     return strtod(strstr(found, "Collected : ") + 12, NULL);
 }
 
-/* Run SPEC in a fresh directory; what `compare=file:NAME` names is read
- * back before the directory goes. */
+/* LD_LIBRARY_PATH, when make's environment has one, into ENV, with its
+ * relative directories made absolute as make's directory sees them. */
+static enum mc_code
+add_library_path(struct mc_eval *ev, struct mc_strv *env)
+{
+    const char *v = getenv("LD_LIBRARY_PATH"), *p;
+    struct mc_buf b = MC_BUF_INIT;
+    enum mc_code rc;
+
+    if (!v || !*v)
+        return MC_OK;
+    mc_buf_adds(&b, "LD_LIBRARY_PATH=");
+    for (p = v;; p++) {
+        size_t n = strcspn(p, ":");
+
+        if (n && *p != '/')
+            mc_buf_addf(&b, "%s/", ev->make_dir);
+        mc_buf_add(&b, p, n);
+        p += n;
+        if (!*p)
+            break;
+        mc_buf_addc(&b, ':');
+    }
+    rc = mc_buf_status(&b) ? MC_ENOMEM : mc_strv_push(env, b.s);
+    mc_buf_release(&b);
+    return rc;
+}
+
+/* Run SPEC in a fresh directory that has the files= files; what
+ * `compare=file:NAME` names is read back before the directory goes. */
 static enum mc_code
 run_once(struct mc_eval *ev, const struct run_spec *spec,
          struct run_result *res, struct mc_err *err)
@@ -403,6 +485,7 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     struct mc_buf b = MC_BUF_INIT;
     enum mc_code rc;
     char *dir = NULL;
+    size_t i;
 
     memset(res, 0, sizeof(*res));
     mc_buf_init(&res->o.out);
@@ -410,6 +493,10 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     mc_buf_init(&res->o.file);
     mc_spawn_result_init(&r);
     rc = mc_sandbox_dir(&ev->sb, "run", spec->untrusted, &dir, err);
+    for (i = 0; !rc && i < ev->t->files.n; i++)
+        rc = mc_sandbox_copy_in(&ev->sb, dir, ev->t->files.v[i], err);
+    if (!rc)
+        rc = add_library_path(ev, &env);
     if (rc)
         goto out;
     if (spec->shell_cmd) {
@@ -484,6 +571,8 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
             res->seconds = (t1 > 0 ? t1 : 0) + (t2 > 0 ? t2 : 0);
         }
     }
+    mc_target_drop_ignored(ev->t, &r.out);
+    mc_target_drop_ignored(ev->t, &r.err);
     mc_buf_add(&res->o.out, r.out.s, r.out.len);
     mc_buf_add(&res->o.err, r.err.s, r.err.len);
     if (!strncmp(cmp, "file:", 5)) {
@@ -491,6 +580,8 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
         mc_buf_addf(&b, "%s/%s", dir, cmp + 5);
         if (mc_file_read(b.s, &res->o.file, NULL))
             res->o.file_missing = 1;
+        else
+            mc_target_drop_ignored(ev->t, &res->o.file);
     }
     if (mc_buf_status(&res->o.out) || mc_buf_status(&res->o.err) ||
         mc_buf_status(&res->o.file))
@@ -571,6 +662,94 @@ input_name(struct mc_eval *ev, size_t i)
     return ev->t->inputs.n ? ev->t->inputs.v[i] : "(no input)";
 }
 
+/* Whether compiler output LINE (LEN bytes) reports an error rather than
+ * a warning or a note: "error:", "fatal error:", an undefined reference,
+ * a library the linker cannot find. */
+static int
+is_error_line(const char *line, size_t len)
+{
+    static const char *const marks[] = {
+        "error:", "error :", "undefined reference", "cannot find -l",
+        "No such file", "ld returned", "not found",
+    };
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(marks); i++)
+        if (memmem(line, len, marks[i], strlen(marks[i])))
+            return 1;
+    return 0;
+}
+
+/* The first error lines of compiler output DIAG (at most 3; its first
+ * lines when none looks like an error) into OUT, joined by " | ". */
+static void
+first_errors(const struct mc_buf *diag, struct mc_buf *out)
+{
+    const char *p = diag->s ? diag->s : "";
+    int pass, n = 0;
+
+    for (pass = 0; pass < 2 && !n; pass++) {
+        const char *q;
+
+        for (q = p; *q && n < 3; q += strcspn(q, "\n"), q += *q == '\n') {
+            size_t len = strcspn(q, "\n");
+
+            if (!len || (pass == 0 && !is_error_line(q, len)))
+                continue;
+            if (n++)
+                mc_buf_adds(out, " | ");
+            mc_buf_add(out, q, len);
+        }
+    }
+    if (!n)
+        mc_buf_adds(out, "(no compiler output)");
+}
+
+/* Whether relative PATH is, or is under, one of T's files=. */
+static int
+in_files(const struct mc_target *t, const char *path)
+{
+    size_t i, n;
+
+    for (i = 0; i < t->files.n; i++) {
+        n = strlen(t->files.v[i]);
+        if (!strncmp(path, t->files.v[i], n) &&
+            (!path[n] || path[n] == '/'))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The first word of args= (for "--opt=PATH" what follows '=') that names
+ * an existing file or directory relative to make's directory which
+ * files= does not bring into the runs; NULL when none. The caller frees
+ * it with mc_free().
+ */
+static char *
+unseen_arg(struct mc_eval *ev)
+{
+    struct mc_strv words = MC_STRV_INIT;
+    char *res = NULL;
+    size_t i;
+
+    mc_shell_split(mc_target_get(ev->t, MC_OPT_ARGS), &words, NULL);
+    for (i = 0; i < words.n && !res; i++) {
+        const char *w = words.v[i], *eq = strchr(w, '=');
+        struct stat st;
+
+        if (w[0] == '-')
+            w = eq ? eq + 1 : "";
+        while (w[0] == '.' && w[1] == '/')
+            w += 2;
+        if (*w && *w != '/' && *w != '-' && strcmp(w, ".") &&
+            !stat(w, &st) && !in_files(ev->t, w))
+            res = mc_strdup(w);
+    }
+    mc_strv_release(&words);
+    return res;
+}
+
 /* ---- the original ---- */
 
 enum mc_code
@@ -580,11 +759,19 @@ mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
     const char *cap = getenv("MAXCODE_TIMING_CAP");
     enum mc_code rc;
 
+    char cwd[PATH_MAX];
+
     memset(ev, 0, sizeof(*ev));
     ev->t = t;
     mc_buf_init(&ev->orig_text);
+    mc_buf_init(&ev->build_cmd);
+    mc_buf_init(&ev->why);
+    if (!getcwd(cwd, sizeof(cwd)))
+        return mc_err_set(err, MC_EIO, "cannot get the current directory: "
+                          "%s", strerror(errno));
     ev->cache_dir = mc_strdup(cache_dir);
-    if (!ev->cache_dir)
+    ev->make_dir = mc_strdup(cwd);
+    if (!ev->cache_dir || !ev->make_dir)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     ev->n_runs = t->inputs.n ? t->inputs.n : 1;
     ev->timing_cap_s = cap && atof(cap) > 0 ? atof(cap) : 20;
@@ -610,6 +797,9 @@ mc_eval_release(struct mc_eval *ev)
     mc_free(ev->orig_test);
     mc_free(ev->orig_time);
     mc_free(ev->cache_dir);
+    mc_free(ev->make_dir);
+    mc_buf_release(&ev->build_cmd);
+    mc_buf_release(&ev->why);
     memset(ev, 0, sizeof(*ev));
 }
 
@@ -801,6 +991,7 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
 
     if (ev->ready)
         return MC_OK;
+    mc_buf_reset(&ev->why);
     if (ev->t->text.cap)
         rc = mc_buf_add(&ev->orig_text, ev->t->text.s, ev->t->text.len);
     else
@@ -822,15 +1013,24 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
         mc_buf_release(&src);
     }
     if (rc == MC_EINVAL) {
-        mc_buf_rtrim(&diag);
+        struct mc_buf first = MC_BUF_INIT;
+
+        first_errors(&diag, &first);
+        mc_buf_reset(&ev->why);
+        mc_buf_addf(&ev->why, "the original does not build: %s (in %s): "
+                    "%s", ev->build_cmd.s ? ev->build_cmd.s : "",
+                    ev->make_dir, first.s ? first.s : "");
         rc = mc_err_set(err, MC_EINVAL, "the original does not build: "
-                        "%.200s", diag.s);
+                        "%.200s", first.s ? first.s : "");
+        mc_buf_release(&first);
     }
     if (rc)
         goto out;
     for (i = 0; i < ev->n_runs; i++) {
         struct run_result a, b;
         struct mc_buf diff = MC_BUF_INIT;
+        char *unseen;
+        const char *loader;
         int same;
 
         /* The original runs exactly as candidates will. */
@@ -843,7 +1043,27 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
             goto out;
         }
         ev->harness |= a.harness;
-        if (a.timed_out) {
+        unseen = a.timed_out || a.signaled || a.o.status ? unseen_arg(ev)
+                                                         : NULL;
+        loader = a.o.status == 127 && a.o.err.s
+                     ? strstr(a.o.err.s, "error while loading shared")
+                     : NULL;
+        if (loader) {
+            /* The dynamic loader failed: nothing of the program ran. */
+            mc_buf_addf(&ev->why, "the original cannot start in its runs: "
+                        "%.*s%s", (int)strcspn(loader, "\n"), loader,
+                        ev->sb.drop ? " (runs are the user nobody: every "
+                        "directory on the way to the library must be "
+                        "readable by others)" : "");
+            rc = MC_EINVAL;
+        } else if (unseen) {
+            mc_buf_addf(&ev->why, "the original fails in its runs (%s %d "
+                        "on %s): its args name '%s', which each run's "
+                        "directory lacks; add files=%s", a.signaled ?
+                        "signal" : "exit status", a.signaled ? a.sig :
+                        a.o.status, input_name(ev, i), unseen, unseen);
+            rc = MC_EINVAL;
+        } else if (a.timed_out) {
             rc = mc_err_set(err, MC_EINVAL, "the original timed out on %s",
                             input_name(ev, i));
         } else if (a.signaled) {
@@ -851,12 +1071,20 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
                             "%d) on %s", a.sig, input_name(ev, i));
         } else {
             same = same_output(ev, &a.o, &b.o, &diff);
-            if (!same)
-                rc = mc_err_set(err, MC_EINVAL, "the original's output "
-                                "differs between two runs on %s (%s): it "
-                                "cannot judge a candidate",
-                                input_name(ev, i), diff.s);
+            if (!same) {
+                mc_buf_addf(&ev->why, "the original's output differs "
+                            "between two runs on %s (%s): it cannot judge "
+                            "a candidate; if that line changes on every "
+                            "run (a time, a date, an address), drop it "
+                            "with ignore=REGEX, or allow numeric noise "
+                            "with tolerance=REL", input_name(ev, i),
+                            diff.s);
+                rc = MC_EINVAL;
+            }
         }
+        mc_free(unseen);
+        if (rc == MC_EINVAL && ev->why.len)
+            mc_err_set(err, rc, "%s", ev->why.s);
         if (a.wall > ev->orig_run_s)
             ev->orig_run_s = a.wall; /* timeouts go by the wall clock */
         mc_buf_release(&diff);

@@ -85,6 +85,10 @@ struct mc_eval {
     int instr_tool;           /* 0 unknown, 1 perf, 2 valgrind, -1 none */
     int harness;              /* the original prints maxcode-time lines */
     double timing_cap_s;      /* most seconds of timing per candidate */
+    char *make_dir;           /* where builds run: the current directory */
+    struct mc_buf build_cmd;  /* the last build command that failed */
+    struct mc_buf why;        /* why prepare failed, in full (ERR has it
+                               * cut to its size) */
 };
 
 void mc_feedback_init(struct mc_feedback *fb);
@@ -105,7 +109,9 @@ void mc_eval_release(struct mc_eval *ev);
 /*
  * Build the original, record its outputs (twice: an original whose runs
  * differ cannot judge anyone, MC_EINVAL), and time it alone. On
- * failure ERR says why (a build error, a crash, ...). Idempotent.
+ * failure ERR says why (a build error, a crash, ...), and EV->why says
+ * it in full: for a build error, the command line, the working
+ * directory and the first error lines. Idempotent.
  */
 enum mc_code mc_eval_prepare(struct mc_eval *ev, struct mc_err *err);
 

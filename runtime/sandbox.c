@@ -281,6 +281,106 @@ mc_sandbox_dir(struct mc_sandbox *sb, const char *name, int untrusted,
     return MC_OK;
 }
 
+/* Give P to the unprivileged user when runs drop to it. */
+static int
+give(const struct mc_sandbox *sb, const char *p)
+{
+    return sb->drop ? chown(p, sb->uid, sb->gid) : 0;
+}
+
+/* Copy file or tree FROM to TO; DEPTH guards against loops. */
+static enum mc_code
+copy_tree(struct mc_sandbox *sb, const char *from, const char *to, int depth,
+          struct mc_err *err)
+{
+    struct stat st;
+    enum mc_code rc = MC_OK;
+
+    if (stat(from, &st))
+        return mc_err_set(err, MC_EIO, "cannot copy '%s': %s", from,
+                          strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d;
+        struct dirent *de;
+
+        if (depth > 32)
+            return mc_err_set(err, MC_EIO, "cannot copy '%s': nested too "
+                              "deep", from);
+        if ((mkdir(to, 0755) && errno != EEXIST) || give(sb, to))
+            return mc_err_set(err, MC_EIO, "cannot create '%s': %s", to,
+                              strerror(errno));
+        d = opendir(from);
+        if (!d)
+            return mc_err_set(err, MC_EIO, "cannot read '%s': %s", from,
+                              strerror(errno));
+        while (!rc && (de = readdir(d)) != NULL) {
+            struct mc_buf a = MC_BUF_INIT, b = MC_BUF_INIT;
+
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                continue;
+            mc_buf_addf(&a, "%s/%s", from, de->d_name);
+            mc_buf_addf(&b, "%s/%s", to, de->d_name);
+            rc = mc_buf_status(&a) || mc_buf_status(&b)
+                     ? mc_err_set(err, MC_ENOMEM, "out of memory")
+                     : copy_tree(sb, a.s, b.s, depth + 1, err);
+            mc_buf_release(&a);
+            mc_buf_release(&b);
+        }
+        closedir(d);
+        return rc;
+    }
+    {
+        char buf[65536];
+        ssize_t n = 0;
+        int in = open(from, O_RDONLY | O_CLOEXEC), out = -1;
+
+        if (in >= 0)
+            out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                       (st.st_mode & 0777) | 0600);
+        while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+            if (write(out, buf, (size_t)n) != n) {
+                n = -1;
+                break;
+            }
+        if (in < 0 || out < 0 || n < 0 || give(sb, to))
+            rc = mc_err_set(err, MC_EIO, "cannot copy '%s' to '%s': %s",
+                            from, to, strerror(errno));
+        if (in >= 0)
+            close(in);
+        if (out >= 0 && close(out) && !rc)
+            rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", to,
+                            strerror(errno));
+    }
+    return rc;
+}
+
+enum mc_code
+mc_sandbox_copy_in(struct mc_sandbox *sb, const char *dir, const char *path,
+                   struct mc_err *err)
+{
+    struct mc_buf to = MC_BUF_INIT;
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    mc_buf_addf(&to, "%s/%s", dir, path);
+    if (mc_buf_status(&to))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    /* The directories between DIR and PATH's last component. */
+    for (i = strlen(dir) + 1; !rc && i < to.len; i++) {
+        if (to.s[i] != '/')
+            continue;
+        to.s[i] = '\0';
+        if ((mkdir(to.s, 0755) && errno != EEXIST) || give(sb, to.s))
+            rc = mc_err_set(err, MC_EIO, "cannot create '%s': %s", to.s,
+                            strerror(errno));
+        to.s[i] = '/';
+    }
+    if (!rc)
+        rc = copy_tree(sb, path, to.s, 0, err);
+    mc_buf_release(&to);
+    return rc;
+}
+
 /* Our children, from /proc: the PIDs whose parent we are. */
 static size_t
 children(pid_t *out, size_t cap)
@@ -397,7 +497,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     if (make_env(s.write_dir, o->env, &env))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     memset(&so, 0, sizeof(so));
-    so.cwd = s.write_dir;
+    so.cwd = o->workdir ? o->workdir : s.write_dir;
     so.envp = env.v;
     so.stdin_path = o->stdin_path;
     so.timeout_s = s.timeout_s;

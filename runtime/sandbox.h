@@ -46,7 +46,10 @@ struct mc_sandbox {
 };
 
 struct mc_sandbox_opts {
-    const char *cwd;          /* a directory made by mc_sandbox_dir() */
+    const char *cwd;          /* a directory made by mc_sandbox_dir():
+                               * the only one writable, HOME and TMPDIR */
+    const char *workdir;      /* the working directory, when it is not
+                               * CWD (the executor compiles in make's) */
     const char *stdin_path;   /* NULL: /dev/null */
     double timeout_s;         /* wall clock; 0: 60 s */
     int untrusted;            /* candidate code: drop privileges */
@@ -75,6 +78,16 @@ enum mc_code mc_sandbox_dir(struct mc_sandbox *sb, const char *name,
 enum mc_code mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
                             const struct mc_sandbox_opts *o,
                             struct mc_spawn_result *r, struct mc_err *err);
+
+/*
+ * Copy PATH (a file, or a directory with everything under it), relative
+ * to the current directory, to DIR/PATH, creating the directories
+ * between. The copies belong to the unprivileged user when the sandbox
+ * drops privileges, so that an untrusted run may read and write them.
+ * Symbolic links are followed. MC_EIO names what could not be copied.
+ */
+enum mc_code mc_sandbox_copy_in(struct mc_sandbox *sb, const char *dir,
+                                const char *path, struct mc_err *err);
 
 /* Kill and reap every descendant of this process. */
 void mc_sandbox_sweep(void);

@@ -15,6 +15,7 @@
 #include "spawn.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <glob.h>
 #include <math.h>
 
@@ -31,7 +32,9 @@ enum check {
     C_NATIVE,   /* native */
     C_POSINT,   /* a whole number > 0 */
     C_POSNUM,   /* a number > 0 */
-    C_BINS      /* S1+S2+S3, increasing */
+    C_BINS,     /* S1+S2+S3, increasing */
+    C_PATHS,    /* globs of relative files or directories */
+    C_REGEX     /* a POSIX extended regular expression */
 };
 
 struct optdef {
@@ -63,6 +66,9 @@ static const struct optdef opts[MC_OPT__COUNT] = {
     [MC_OPT_MAX_TOKENS] = {"max-tokens", C_POSINT, -1},
     [MC_OPT_MAX_COST] = {"max-cost", C_POSNUM, -1},
     [MC_OPT_BINS] = {"bins", C_BINS, -1},
+    [MC_OPT_LDLIBS] = {"ldlibs", C_WORDS, -1},
+    [MC_OPT_FILES] = {"files", C_PATHS, -1},
+    [MC_OPT_IGNORE] = {"ignore", C_REGEX, -1},
 };
 
 const char *
@@ -77,7 +83,7 @@ known_list(void)
     return "link, args, inputs, bench-inputs, test-cppflags, compare, "
            "tolerance, check, cflags, kernel, budget, strategy, proposer, "
            "metric, min-speedup, sanitize, isa, fields, critique, "
-           "max-tokens, max-cost, bins";
+           "max-tokens, max-cost, bins, ldlibs, files, ignore";
 }
 
 static int
@@ -129,6 +135,53 @@ cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* ---- VPATH ---- */
+
+static struct mc_strv vpath_dirs;
+
+enum mc_code
+mc_target_set_vpath(const char *vpath)
+{
+    mc_strv_release(&vpath_dirs);
+    return vpath ? split_list(vpath, ": \t", &vpath_dirs) : MC_OK;
+}
+
+/* PATH joined to VPATH directory I, or NULL if out of memory. */
+static char *
+vpath_join(size_t i, const char *path)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    const char *dir = vpath_dirs.v[i];
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    mc_buf_addf(&b, "%.*s/%s", (int)n, dir, path);
+    return mc_buf_detach(&b, NULL);
+}
+
+/*
+ * PATH as make finds a prerequisite: PATH itself when it exists or is
+ * absolute, else the first VPATH directory's DIR/PATH that exists.
+ * Returns a copy (mc_free), or NULL when out of memory.
+ */
+static char *
+vpath_find(const char *path)
+{
+    struct stat st;
+    size_t i;
+
+    if (path[0] != '/' && stat(path, &st)) {
+        for (i = 0; i < vpath_dirs.n; i++) {
+            char *p = vpath_join(i, path);
+            if (!p || !stat(p, &st))
+                return p;
+            mc_free(p);
+        }
+    }
+    return mc_strdup(path);
+}
+
 /* Expand the globs in VALUE into OUT (sorted, without duplicates). */
 static enum mc_code
 expand_globs(const char *name, const char *value, struct mc_strv *out,
@@ -151,6 +204,16 @@ expand_globs(const char *name, const char *value, struct mc_strv *out,
         glob_t g;
         int r = glob(pats.v[i], 0, NULL, &g);
 
+        for (j = 0; r == GLOB_NOMATCH && pats.v[i][0] != '/' &&
+                    j < vpath_dirs.n; j++) {
+            char *p = vpath_join(j, pats.v[i]);
+            if (!p) {
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+                goto out;
+            }
+            r = glob(p, 0, NULL, &g);
+            mc_free(p);
+        }
         if (r == GLOB_NOMATCH || (r == 0 && g.gl_pathc == 0)) {
             if (r == 0)
                 globfree(&g);
@@ -207,6 +270,15 @@ check_files(const char *value, struct mc_strv *out, struct mc_err *err)
         }
         rc = mc_strv_push(out, words.v[i]);
     }
+    for (i = 0; i < out->n && !rc; i++) {
+        char *found = vpath_find(out->v[i]);
+        if (!found) {
+            rc = MC_ENOMEM;
+        } else {
+            mc_free(out->v[i]);
+            out->v[i] = found;
+        }
+    }
     if (rc) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
@@ -226,6 +298,87 @@ check_files(const char *value, struct mc_strv *out, struct mc_err *err)
     }
 out:
     mc_strv_release(&words);
+    return rc;
+}
+
+/* Whether relative PATH has a ".." component. */
+static int
+climbs(const char *path)
+{
+    const char *p = path;
+
+    while (*p) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return 1;
+        p += n;
+        p += strspn(p, "/");
+    }
+    return 0;
+}
+
+/* files=VALUE: globs of files and directories, each relative to make's
+ * directory and inside it, expanded into OUT (sorted, no duplicates). */
+static enum mc_code
+expand_paths(const char *value, struct mc_strv *out, struct mc_err *err)
+{
+    struct mc_strv pats = MC_STRV_INIT;
+    enum mc_code rc = MC_OK;
+    size_t i, j;
+
+    if (split_list(value, " \t,", &pats)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!pats.n) {
+        rc = mc_err_set(err, MC_EINVAL, "files is empty: name the files "
+                        "or directories a run reads, e.g. files=data/*.txt");
+        goto out;
+    }
+    for (i = 0; i < pats.n && !rc; i++) {
+        glob_t g;
+        int r;
+
+        if (pats.v[i][0] == '/' || climbs(pats.v[i])) {
+            rc = mc_err_set(err, MC_EINVAL, "files '%s': name it relative "
+                            "to make's directory and inside it (each run "
+                            "gets it at that path)", pats.v[i]);
+            goto out;
+        }
+        r = glob(pats.v[i], 0, NULL, &g);
+        if (r == GLOB_NOMATCH || (r == 0 && g.gl_pathc == 0)) {
+            if (r == 0)
+                globfree(&g);
+            rc = mc_err_set(err, MC_EINVAL, "files '%s' matches no file",
+                            pats.v[i]);
+            goto out;
+        }
+        if (r) {
+            rc = mc_err_set(err, MC_EIO, "files '%s': cannot read the "
+                            "directory", pats.v[i]);
+            goto out;
+        }
+        for (j = 0; j < g.gl_pathc && !rc; j++) {
+            struct stat st;
+            const char *p = g.gl_pathv[j];
+
+            while (p[0] == '.' && p[1] == '/')
+                p += 2 + strspn(p + 2, "/");
+            if (stat(p, &st) || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+                || !*p || !strcmp(p, "."))
+                continue;
+            if (!mc_strv_contains(out, p) && mc_strv_push(out, p))
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        }
+        globfree(&g);
+    }
+    if (!rc && !out->n)
+        rc = mc_err_set(err, MC_EINVAL, "files '%s' matches no file or "
+                        "directory", value);
+    if (!rc)
+        qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+out:
+    mc_strv_release(&pats);
     return rc;
 }
 
@@ -332,6 +485,30 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
             return MC_OK;
         return mc_err_set(err, MC_EINVAL, "option '%s=%s': expected a "
                           "number > 0", d->name, value);
+    case C_PATHS:
+        return expand_paths(value, &t->files, err);
+    case C_REGEX: {
+        char msg[128];
+        int r;
+
+        if (!*value)
+            return mc_err_set(err, MC_EINVAL, "option 'ignore' is empty: "
+                              "give a regular expression such as "
+                              "'^elapsed: '");
+        t->ignore = mc_malloc(sizeof(*t->ignore));
+        if (!t->ignore)
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+        r = regcomp(t->ignore, value, REG_EXTENDED | REG_NOSUB);
+        if (r) {
+            regerror(r, t->ignore, msg, sizeof(msg));
+            mc_free(t->ignore);
+            t->ignore = NULL;
+            return mc_err_set(err, MC_EINVAL, "option 'ignore=%s': not a "
+                              "POSIX extended regular expression: %s",
+                              value, msg);
+        }
+        return MC_OK;
+    }
     case C_BINS: {
         double prev = 0;
         int count = 0;
@@ -354,6 +531,38 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
     }
     return mc_err_set(err, MC_EINTERNAL, "option '%s' has no check",
                       d->name);
+}
+
+/* Set option OPT to the words of LIST, when it was given. */
+static enum mc_code
+pin_list(struct mc_target *t, enum mc_opt opt, const struct mc_strv *list)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    size_t i;
+
+    if (!t->opt[opt])
+        return MC_OK;
+    for (i = 0; i < list->n; i++)
+        mc_buf_addf(&b, "%s%s", i ? " " : "", list->v[i]);
+    if (mc_buf_status(&b))
+        return MC_ENOMEM;
+    mc_free(t->opt[opt]);
+    t->opt[opt] = mc_buf_detach(&b, NULL);
+    return t->opt[opt] ? MC_OK : MC_ENOMEM;
+}
+
+/* The file lists as found (through VPATH), so that `maxcode optimize`
+ * finds the same files without it. */
+static enum mc_code
+pin_lists(struct mc_target *t)
+{
+    enum mc_code rc = pin_list(t, MC_OPT_LINK, &t->link);
+
+    if (!rc)
+        rc = pin_list(t, MC_OPT_INPUTS, &t->inputs);
+    if (!rc)
+        rc = pin_list(t, MC_OPT_BENCH_INPUTS, &t->bench_inputs);
+    return rc;
 }
 
 static int
@@ -385,7 +594,7 @@ enum mc_code
 mc_target_parse(struct mc_target *t, const char *source, char *const *args,
                 size_t n, struct mc_conf *base, struct mc_err *err)
 {
-    enum mc_code rc;
+    enum mc_code rc = MC_OK;
     struct stat st;
     size_t i;
 
@@ -401,16 +610,17 @@ mc_target_parse(struct mc_target *t, const char *source, char *const *args,
     if (strpbrk(source, " \t"))
         return mc_err_set(err, MC_EINVAL, "SOURCE '%s' must be one file "
                           "(use $(maxcode-marked ...) for a list)", source);
-    t->source = mc_strdup(source);
+    t->source = vpath_find(source);
     if (!t->source)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     if (lang_of(source, &t->lang))
         return mc_err_set(err, MC_EINVAL, "SOURCE '%s' is not C, C++ or "
                           "CUDA (.c, .cc, .cpp, .cxx, .C, .cu)", source);
-    if (stat(source, &st) || !S_ISREG(st.st_mode))
-        return mc_err_set(err, MC_EINVAL, "SOURCE '%s' not found", source);
+    if (stat(t->source, &st) || !S_ISREG(st.st_mode))
+        return mc_err_set(err, MC_EINVAL, "SOURCE '%s' not found%s", source,
+                          vpath_dirs.n ? " (nor on VPATH)" : "");
     {
-        char *real = realpath(source, NULL);
+        char *real = realpath(t->source, NULL);
         if (!real)
             return mc_err_set(err, MC_EIO, "cannot resolve '%s': %s",
                               source, strerror(errno));
@@ -445,6 +655,9 @@ mc_target_parse(struct mc_target *t, const char *source, char *const *args,
     }
     if (!t->opt[MC_OPT_BENCH_INPUTS] && t->inputs.n)
         rc = mc_strv_extend(&t->bench_inputs, &t->inputs);
+    /* Found on VPATH: the rule's command line names what was found. */
+    if (!rc && vpath_dirs.n)
+        rc = pin_lists(t);
     return rc ? mc_err_set(err, rc, "out of memory") : MC_OK;
 }
 
@@ -458,10 +671,13 @@ mc_target_parse_marked(struct mc_target *t, const char *source,
     struct mc_buf text = MC_BUF_INIT;
     struct mc_err inner = MC_ERR_INIT;
     enum mc_code rc;
+    char *found;
     size_t i, j;
 
     /* The source is read once: for its marks here, for the key later. */
-    rc = *source ? mc_file_read(source, &text, err) : MC_ENOENT;
+    found = *source ? vpath_find(source) : NULL;
+    rc = found ? mc_file_read(found, &text, err) : MC_ENOENT;
+    mc_free(found);
     if (rc == MC_ENOENT) {
         mc_err_clear(err);
         rc = MC_OK; /* mc_target_parse() reports a missing SOURCE */
@@ -509,6 +725,14 @@ mc_target_release(struct mc_target *t)
     mc_conf_release(&t->conf);
     mc_free(t->compiler);
     mc_strv_release(&t->flags);
+    mc_free(t->linker);
+    mc_strv_release(&t->ldflags);
+    mc_strv_release(&t->ldlibs);
+    mc_strv_release(&t->files);
+    if (t->ignore) {
+        regfree(t->ignore);
+        mc_free(t->ignore);
+    }
     if (t->text.s)
         mc_buf_release(&t->text);
     memset(t, 0, sizeof(*t));
@@ -607,6 +831,49 @@ mc_compiler_identity(const char *compiler)
     return idents[slot].identity;
 }
 
+/* Hash PATH (a file, or a directory with everything under it, in name
+ * order) by name and content; DEPTH guards against a loop. */
+static enum mc_code
+hash_tree(struct mc_hash *h, const char *path, int depth,
+          struct mc_err *err)
+{
+    struct dirent **names = NULL;
+    struct stat st;
+    enum mc_code rc = MC_OK;
+    int n, i;
+
+    if (stat(path, &st))
+        return mc_err_set(err, MC_EIO, "cannot stat '%s': %s", path,
+                          strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        mc_hash_field_str(h, "file-name", path);
+        return mc_hash_field_file(h, "file", path, err);
+    }
+    if (depth > 32)
+        return mc_err_set(err, MC_EINVAL, "'%s': directories nested too "
+                          "deep", path);
+    mc_hash_field_str(h, "dir-name", path);
+    n = scandir(path, &names, NULL, alphasort);
+    if (n < 0)
+        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", path,
+                          strerror(errno));
+    for (i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+
+        if (!rc && strcmp(name, ".") && strcmp(name, "..")) {
+            struct mc_buf p = MC_BUF_INIT;
+            mc_buf_addf(&p, "%s/%s", path, name);
+            rc = mc_buf_status(&p)
+                     ? mc_err_set(err, MC_ENOMEM, "out of memory")
+                     : hash_tree(h, p.s, depth + 1, err);
+            mc_buf_release(&p);
+        }
+        free(names[i]); /* from scandir() */
+    }
+    free(names); /* from scandir() */
+    return rc;
+}
+
 enum mc_code
 mc_target_key(const struct mc_target *t, int trace,
               char hex[MC_KEY_HEX + 1], struct mc_err *err)
@@ -614,7 +881,7 @@ mc_target_key(const struct mc_target *t, int trace,
     static const char *const lang_names[] = {"c", "c++", "cuda"};
     struct mc_digest d;
     struct mc_hash h;
-    enum mc_code rc;
+    enum mc_code rc = MC_OK;
     const char *ident;
     char version[16];
     size_t i;
@@ -638,6 +905,18 @@ mc_target_key(const struct mc_target *t, int trace,
     mc_hash_field_str(&h, "compiler", ident);
     for (i = 0; i < t->flags.n; i++)
         mc_hash_field_str(&h, "flag", t->flags.v[i]);
+    if (t->linker) {
+        ident = mc_compiler_identity(t->linker);
+        if (!ident) {
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+            goto out;
+        }
+        mc_hash_field_str(&h, "linker", ident);
+    }
+    for (i = 0; i < t->ldflags.n; i++)
+        mc_hash_field_str(&h, "ldflag", t->ldflags.v[i]);
+    for (i = 0; i < t->ldlibs.n; i++)
+        mc_hash_field_str(&h, "ldlib", t->ldlibs.v[i]);
     for (i = 0; i < t->link.n && !rc; i++) {
         mc_hash_field_str(&h, "link-name", t->link.v[i]);
         rc = mc_hash_field_file(&h, "link", t->link.v[i], err);
@@ -651,11 +930,14 @@ mc_target_key(const struct mc_target *t, int trace,
         rc = mc_hash_field_file(&h, "bench-input", t->bench_inputs.v[i],
                                 err);
     }
+    for (i = 0; i < t->files.n && !rc; i++)
+        rc = hash_tree(&h, t->files.v[i], 0, err);
     if (rc)
         goto out;
     for (i = 0; i < MC_OPT__COUNT; i++) {
         if (i == MC_OPT_LINK || i == MC_OPT_INPUTS ||
-            i == MC_OPT_BENCH_INPUTS || i == MC_OPT_CFLAGS)
+            i == MC_OPT_BENCH_INPUTS || i == MC_OPT_CFLAGS ||
+            i == MC_OPT_FILES)
             continue; /* hashed above, by content */
         mc_hash_field_str(&h, opts[i].name,
                           mc_target_get(t, (enum mc_opt)i));
@@ -715,6 +997,20 @@ add_var_words(mc_target_var_fn var, void *ctx, const char *name,
     return rc;
 }
 
+/* Whether a link file of T is C++ source, so that the test executable
+ * links with the C++ compiler. */
+static int
+links_cxx(const struct mc_target *t)
+{
+    enum mc_lang lang;
+    size_t i;
+
+    for (i = 0; i < t->link.n; i++)
+        if (!lang_of(t->link.v[i], &lang) && lang == MC_LANG_CXX)
+            return 1;
+    return 0;
+}
+
 enum mc_code
 mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
                         void *ctx, int *from_db, struct mc_err *err)
@@ -767,11 +1063,97 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     }
     if (t->opt[MC_OPT_CFLAGS]) {
         mc_strv_release(&t->flags);
-        if (mc_shell_split(t->opt[MC_OPT_CFLAGS], &t->flags, err))
+        if (mc_shell_split(t->opt[MC_OPT_CFLAGS], &t->flags, err)) {
             rc = mc_err_set(err, MC_EINVAL, "option 'cflags': unbalanced "
                             "quotes");
+            goto out;
+        }
+    }
+    /* Linking as make's built-in rule does: $(LDFLAGS) ... $(LDLIBS). */
+    mc_free(t->linker);
+    t->linker = NULL;
+    mc_strv_release(&t->ldflags);
+    mc_strv_release(&t->ldlibs);
+    rc = add_var_words(var, ctx, "LDFLAGS", &t->ldflags, err);
+    if (!rc)
+        rc = add_var_words(var, ctx, "LDLIBS", &t->ldlibs, err);
+    if (!rc && t->lang == MC_LANG_C && links_cxx(t)) {
+        char *cxx = var("CXX", ctx);
+
+        if (cxx && !*cxx) {
+            mc_free(cxx);
+            cxx = NULL;
+        }
+        t->linker = cxx ? cxx : mc_strdup("c++");
+        if (!t->linker)
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     }
 out:
     mc_compdb_entry_release(&e);
     return rc;
+}
+
+enum mc_code
+mc_target_override_build(struct mc_target *t, const char *cc,
+                         const char *flags, const char *ld,
+                         const char *ldflags, const char *ldlibs,
+                         struct mc_err *err)
+{
+    const struct {
+        const char *opt, *value;
+        struct mc_strv *to;
+    } lists[] = {
+        {"--flags", flags, &t->flags},
+        {"--ldflags", ldflags, &t->ldflags},
+        {"--ldlibs", ldlibs, &t->ldlibs},
+    };
+    size_t i;
+
+    if (cc) {
+        mc_free(t->compiler);
+        if (!(t->compiler = mc_strdup(cc)))
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    if (ld) {
+        mc_free(t->linker);
+        t->linker = NULL;
+        if (*ld && !(t->linker = mc_strdup(ld)))
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    for (i = 0; i < MC_ARRAY_SIZE(lists); i++) {
+        if (!lists[i].value)
+            continue;
+        mc_strv_release(lists[i].to);
+        if (mc_shell_split(lists[i].value, lists[i].to, NULL))
+            return mc_err_set(err, MC_EINVAL, "%s: unbalanced quotes: "
+                              "'%.80s'", lists[i].opt, lists[i].value);
+    }
+    return MC_OK;
+}
+
+void
+mc_target_drop_ignored(const struct mc_target *t, struct mc_buf *b)
+{
+    size_t in = 0, out = 0;
+
+    if (!t->ignore || !b->len)
+        return;
+    while (in < b->len) {
+        char *nl = memchr(b->s + in, '\n', b->len - in);
+        size_t end = nl ? (size_t)(nl - b->s) : b->len;
+        size_t next = nl ? end + 1 : end;
+        int drop;
+
+        b->s[end] = '\0'; /* the line alone; restored below */
+        drop = regexec(t->ignore, b->s + in, 0, NULL, 0) == 0;
+        if (nl)
+            b->s[end] = '\n';
+        if (!drop) {
+            memmove(b->s + out, b->s + in, next - in);
+            out += next - in;
+        }
+        in = next;
+    }
+    b->len = out;
+    b->s[out] = '\0';
 }

@@ -17,6 +17,8 @@
 #include "buf.h"
 #include "strv.h"
 
+#include <regex.h>
+
 enum mc_lang { MC_LANG_C, MC_LANG_CXX, MC_LANG_CUDA };
 
 enum mc_opt {
@@ -42,6 +44,9 @@ enum mc_opt {
     MC_OPT_MAX_TOKENS,
     MC_OPT_MAX_COST,
     MC_OPT_BINS,
+    MC_OPT_LDLIBS,
+    MC_OPT_FILES,
+    MC_OPT_IGNORE,
     MC_OPT__COUNT
 };
 
@@ -53,11 +58,28 @@ struct mc_target {
     struct mc_strv link;       /* files, as written, in order */
     struct mc_strv inputs;     /* glob results, sorted */
     struct mc_strv bench_inputs;
+    struct mc_strv files;      /* files= globs expanded: files and
+                                * directories, relative, sorted */
     struct mc_conf conf;       /* settings with the argument layer */
     struct mc_buf text;        /* SOURCE's bytes, when already read */
     char *compiler;            /* set by the caller before keying */
     struct mc_strv flags;      /* effective compile flags, ditto */
+    char *linker;              /* the link driver when it is not the
+                                * compiler (a C source with a C++ link
+                                * file links with $(CXX)); else NULL */
+    struct mc_strv ldflags;    /* $(LDFLAGS), as make's link rule has it */
+    struct mc_strv ldlibs;     /* $(LDLIBS) */
+    regex_t *ignore;           /* ignore= compiled, or NULL */
 };
+
+/*
+ * Where SOURCE, link files and input globs that are not found relative
+ * to the current directory are looked up next, as make looks up
+ * prerequisites: the directories of VPATH (separated by ':' or blanks),
+ * in order. NULL or "" clears it. The value is copied; it holds for
+ * later mc_target_parse() calls in this process.
+ */
+enum mc_code mc_target_set_vpath(const char *vpath);
 
 /* The key of option OPT ("bench-inputs"). */
 const char *mc_target_opt_name(enum mc_opt opt);
@@ -135,6 +157,25 @@ typedef char *(*mc_target_var_fn)(const char *name, void *ctx);
 enum mc_code mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
                                      void *ctx, int *from_db,
                                      struct mc_err *err);
+
+/*
+ * What a command line says instead, for `maxcode optimize` and `maxcode
+ * eval`: each of CC (--cc), FLAGS (--flags), LD (--ld), LDFLAGS
+ * (--ldflags) and LDLIBS (--ldlibs) that is not NULL replaces what
+ * mc_target_resolve_build() found. MC_EINVAL names the option whose
+ * quotes do not balance.
+ */
+enum mc_code mc_target_override_build(struct mc_target *t, const char *cc,
+                                      const char *flags, const char *ld,
+                                      const char *ldflags,
+                                      const char *ldlibs,
+                                      struct mc_err *err);
+
+/*
+ * Drop from B every line that the ignore= expression of T matches (a
+ * POSIX extended regular expression). Does nothing when T has none.
+ */
+void mc_target_drop_ignored(const struct mc_target *t, struct mc_buf *b);
 
 /*
  * Who writes T's variants: "llm" for proposer=llm, and for proposer=auto

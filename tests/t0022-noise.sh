@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # t0022-noise: the timing protocol, small: a no-op candidate (whitespace
-# changed) is never promoted, a candidate that does half the work always
-# is, and the feedback's timing figures hang together. bench/noise is the
-# full-scale version.
+# changed) never ends with a confirmed speedup, a candidate that does half
+# the work always does, and the feedback's timing figures hang together.
+# Only the decision a user sees is asserted: on a busy machine the first
+# round may promote a no-op that the confirmation round then rejects.
+# bench/noise is the full-scale version.
 . "$MC_SRCDIR/tests/lib.sh"
 
 export MAXCODE_CACHE_DIR="$TRASH/cache"
@@ -61,31 +63,30 @@ test_expect_success 'the candidates are what they claim' '
   ! grep -q verify fast.c && grep -q verify orig.c
 '
 
-test_expect_success "a no-op is promoted 0 times in $ROUNDS" '
+test_expect_success "a no-op ends with no speedup $ROUNDS times in $ROUNDS" '
   i=0 &&
   while [ $i -lt $ROUNDS ]; do
     i=$((i + 1)) &&
     evaluate noop noop$i &&
     json_get noop$i.json "d[\"verdict\"]" >v && echo correct >e &&
     test_cmp e v &&
-    json_get noop$i.json "d[\"timing\"][\"promoted\"]" >p &&
     echo "# no-op $i: $(json_get noop$i.json "d[\"timing\"]")" &&
+    json_get noop$i.json "d[\"timing\"][\"confirmed\"]" >p &&
     echo False >e && test_cmp e p &&
     json_get noop$i.json "d[\"speedup\"]" >s && echo None >e &&
     test_cmp e s || exit 1
   done
 '
 
-test_expect_success "half the work is promoted and confirmed $ROUNDS times" '
+test_expect_success "half the work is confirmed faster $ROUNDS times in $ROUNDS" '
   i=0 &&
   while [ $i -lt $ROUNDS ]; do
     i=$((i + 1)) &&
     evaluate fast fast$i &&
     echo "# faster $i: $(json_get fast$i.json "d[\"timing\"]")" &&
     json_get fast$i.json \
-      "d[\"timing\"][\"promoted\"] and d[\"timing\"][\"confirmed\"]" >p &&
-    echo True >e && test_cmp e p &&
-    json_get fast$i.json "d[\"speedup\"] > 1.3" >p && test_cmp e p ||
+      "d[\"speedup\"] is not None and d[\"speedup\"] > 1.3" >p &&
+    echo True >e && test_cmp e p ||
     exit 1
   done
 '
@@ -100,11 +101,6 @@ test_expect_success 'the interval holds the median; 8 to 40 pairs' '
   done
 '
 
-test_expect_success 'a promoted round ends as soon as its interval decides' '
-  json_get fast1.json "d[\"timing\"][\"pairs\"] < 40" >p &&
-  echo True >e && test_cmp e p
-'
-
 # A no-op's round ends at 40 pairs, when its interval decides, or at the
 # cap (2 s), finishing the pair under way; the phase adds the warm-up.
 test_expect_success 'MAXCODE_TIMING_CAP bounds a round that cannot decide' '
@@ -114,11 +110,11 @@ test_expect_success 'MAXCODE_TIMING_CAP bounds a round that cannot decide' '
   done
 '
 
-test_expect_success 'the human record says not promoted for the no-op' '
+test_expect_success 'the human record gives the no-op no confirmed speedup' '
   "$MAXCODE_BIN" eval orig.c noop.c inputs=bench.in sanitize=0 \
     --flags -O2 >out &&
   contains out "verdict:    correct" && contains out "A/B pairs" &&
-  contains out "not promoted"
+  ! grep "^confirmed:" out && ! grep "promoted and confirmed" out
 '
 
 test_expect_success '--no-time judges without timing' '

@@ -141,6 +141,93 @@ test_target__bad_options(void)
                "a missing source");
 }
 
+static void
+test_target__files_ignore_and_ldlibs(void)
+{
+    char *a1[] = {"files=data", "ignore=^elapsed: ", "ldlibs=-lz", NULL};
+    char *bad1[] = {"files=../up", NULL};
+    char *bad2[] = {"files=/etc/passwd", NULL};
+    char *bad3[] = {"ignore=a(", NULL};
+    char *bad4[] = {"files=nothere/*", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    struct mc_buf b = MC_BUF_INIT;
+    char k1[MC_KEY_HEX + 1], k2[MC_KEY_HEX + 1];
+
+    is_long(parse(&t, "hot.c", a1, "-O2", k1, &err), MC_OK, "parses");
+    is_long(t.files.n, 1, "files= names one directory");
+    is_str(mc_target_get(&t, MC_OPT_LDLIBS), "-lz", "ldlibs= is kept");
+    mc_buf_adds(&b, "sum 3\nelapsed: 0.1 s\nend\nelapsed: 2");
+    mc_target_drop_ignored(&t, &b);
+    is_str(b.s, "sum 3\nend\n", "ignore= drops the matching lines");
+    mc_target_release(&t);
+    write_file("data/sub/x.txt", "changed\n");
+    parse(&t, "hot.c", a1, "-O2", k2, &err);
+    ok(strcmp(k1, k2), "a file under a files= directory is in the key");
+    mc_target_release(&t);
+    mc_buf_release(&b);
+    expect_bad(bad1, "hot.c", "relative to make's directory and inside",
+               "files= outside the directory");
+    expect_bad(bad2, "hot.c", "relative to make's directory",
+               "files= absolute");
+    expect_bad(bad3, "hot.c", "not a POSIX extended regular expression",
+               "a bad ignore=");
+    expect_bad(bad4, "hot.c", "matches no file", "files= matching nothing");
+}
+
+static void
+test_target__key_with_text_in_memory(void)
+{
+    char *args[] = {"link=lib.c", "inputs=t/*.in", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    struct mc_conf c;
+    char k1[MC_KEY_HEX + 1], k2[MC_KEY_HEX + 1], k3[MC_KEY_HEX + 1];
+
+    /* parse_marked reads the text; parse alone keys from the file. */
+    parse(&t, "hot.c", args, "-O2", k1, &err);
+    ok(t.text.cap > 0, "the text is in memory");
+    mc_target_release(&t);
+    mc_conf_init(&c, NULL);
+    mc_target_parse(&t, "hot.c", args, 2, &c, &err);
+    mc_conf_release(&c);
+    t.compiler = mc_strdup("cc");
+    mc_strv_push(&t.flags, "-O2");
+    mc_target_key(&t, 0, k2, &err);
+    mc_target_release(&t);
+    is_str(k1, k2, "the key is the same with the text in memory or not");
+    write_file("lib.c", "int lib2;\n");
+    parse(&t, "hot.c", args, "-O2", k3, &err);
+    mc_target_release(&t);
+    ok(strcmp(k1, k3), "a changed link file changes the key");
+    write_file("lib.c", "int lib;\n");
+}
+
+static void
+test_target__vpath(void)
+{
+    char *args[] = {"link=vlib.c", "inputs=v/*.in", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char key[MC_KEY_HEX + 1];
+    struct mc_strv words = MC_STRV_INIT;
+
+    mc_target_set_vpath("nowhere:src2");
+    is_long(parse(&t, "vhot.c", args, "-O2", key, &err), MC_OK,
+            "found through VPATH");
+    is_str(t.source, "src2/vhot.c", "SOURCE as found");
+    is_str(t.link.v[0], "src2/vlib.c", "a link file as found");
+    is_str(t.inputs.v[0], "src2/v/a.in", "an input as found");
+    mc_target_args(&t, &words);
+    ok(mc_strv_contains(&words, "link=src2/vlib.c"),
+       "the command line names what was found");
+    mc_strv_release(&words);
+    mc_target_release(&t);
+    mc_target_set_vpath(NULL);
+    expect_bad(NULL, "vhot.c", "SOURCE 'vhot.c' not found",
+               "without VPATH, not found");
+}
+
 int
 main(void)
 {
@@ -156,10 +243,23 @@ main(void)
     write_file("marked.c", "#pragma maxcode optimize budget=7 "
                            "args=\"-n 5\"\nint main(void) { return 0; }\n");
     write_file("bad.c", "int x;\n#pragma maxcode frob\n");
+    write_file("lib.c", "int lib;\n");
+    if (mkdir("data", 0755) || mkdir("data/sub", 0755) ||
+        mkdir("src2", 0755) || mkdir("src2/v", 0755)) {
+        printf("Bail out! no scratch directories\n");
+        return 1;
+    }
+    write_file("data/sub/x.txt", "1\n");
+    write_file("src2/vhot.c", "int main(void) { return 0; }\n");
+    write_file("src2/vlib.c", "int vlib;\n");
+    write_file("src2/v/a.in", "1\n");
     TAP_RUN(test_target__defaults_and_lists);
     TAP_RUN(test_target__key_follows_options_and_flags);
     TAP_RUN(test_target__pragma_options_and_override);
     TAP_RUN(test_target__bad_options);
+    TAP_RUN(test_target__files_ignore_and_ldlibs);
+    TAP_RUN(test_target__key_with_text_in_memory);
+    TAP_RUN(test_target__vpath);
     snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
