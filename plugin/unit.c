@@ -245,6 +245,22 @@ out:
     return rc;
 }
 
+/* SOURCE and its files are found through $(VPATH), as make finds
+ * prerequisites. -1 after reporting an error to make. */
+static int
+set_vpath(void)
+{
+    char *vp = gmk_expand("$(VPATH)");
+    enum mc_code rc = mc_target_set_vpath(vp);
+
+    gmk_free(vp);
+    if (rc) {
+        mc_plugin_fail("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 /*
  * The work of one $(maxcode ...) call: SOURCE with the option strings
  * OPTS. Returns the expansion (mc_malloc'd) or NULL after reporting an
@@ -272,17 +288,8 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         goto out;
     }
     conf_ok = 1;
-    {
-        /* SOURCE and its files are found through VPATH, as make finds
-         * prerequisites. */
-        char *vp = gmk_expand("$(VPATH)");
-        enum mc_code vrc = mc_target_set_vpath(vp);
-        gmk_free(vp);
-        if (vrc) {
-            mc_plugin_fail("out of memory");
-            goto out;
-        }
-    }
+    if (set_vpath())
+        goto out;
     if (mc_target_parse_marked(&t, source, opts, nopts, &base, &err)) {
         mc_plugin_fail("%s%s%s", err.code == MC_ESYNTAX ? "" : source,
                        err.code == MC_ESYNTAX || !*source ? "" : ": ",
@@ -411,10 +418,22 @@ expand_word(struct mc_buf *out, const char *word)
 {
     struct mc_err err = MC_ERR_INIT;
     struct mc_mark m = MC_MARK_INIT;
-    enum mc_code rc = is_source(word) ? mc_mark_scan_file(word, &m, &err)
-                                      : MC_ENOENT;
-    int marked = rc == MC_OK && m.marked;
-    char *r;
+    enum mc_code rc = MC_ENOENT;
+    int marked;
+    char *r, *found;
+
+    if (is_source(word)) {
+        /* A source found through VPATH is scanned there. */
+        set_vpath();
+        found = mc_target_find(word);
+        if (!found) {
+            mc_plugin_fail("out of memory");
+            return -1;
+        }
+        rc = mc_mark_scan_file(found, &m, &err);
+        mc_free(found);
+    }
+    marked = rc == MC_OK && m.marked;
 
     mc_mark_release(&m);
     if (rc != MC_OK && rc != MC_ENOENT) {

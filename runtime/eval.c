@@ -750,6 +750,27 @@ unseen_arg(struct mc_eval *ev)
     return res;
 }
 
+/* Append to B how the original ran (its command line and directory)
+ * and the first lines of what it printed on stderr (O). */
+static void
+describe_run(struct mc_eval *ev, const struct mc_run_out *o,
+             struct mc_buf *b)
+{
+    const char *args = mc_target_get(ev->t, MC_OPT_ARGS);
+    const char *p = o->err.s ? o->err.s : "";
+    int n;
+
+    mc_buf_addf(b, " (ran: %s%s%s, in a fresh directory%s)",
+                mc_target_name(ev->t), *args ? " " : "", args,
+                ev->t->files.n ? " with the files= files" : "");
+    for (n = 0; *p && n < 3; n++) {
+        size_t len = strcspn(p, "\n");
+        mc_buf_addf(b, "%s%.*s", n ? " | " : ": ", (int)len, p);
+        p += len;
+        p += *p == '\n';
+    }
+}
+
 /* ---- the original ---- */
 
 enum mc_code
@@ -1064,11 +1085,15 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
                         a.o.status, input_name(ev, i), unseen, unseen);
             rc = MC_EINVAL;
         } else if (a.timed_out) {
-            rc = mc_err_set(err, MC_EINVAL, "the original timed out on %s",
-                            input_name(ev, i));
+            mc_buf_addf(&ev->why, "the original timed out on %s",
+                        input_name(ev, i));
+            describe_run(ev, &a.o, &ev->why);
+            rc = MC_EINVAL;
         } else if (a.signaled) {
-            rc = mc_err_set(err, MC_EINVAL, "the original crashed (signal "
-                            "%d) on %s", a.sig, input_name(ev, i));
+            mc_buf_addf(&ev->why, "the original crashed (signal %d) on %s",
+                        a.sig, input_name(ev, i));
+            describe_run(ev, &a.o, &ev->why);
+            rc = MC_EINVAL;
         } else {
             same = same_output(ev, &a.o, &b.o, &diff);
             if (!same) {

@@ -226,6 +226,11 @@ mc_flags_for_build(const struct mc_strv *in, const char *dir,
             i += !a[3]; /* "-MF X": X goes too */
             continue;
         }
+        if (!strcmp(a, "-save-temps") || !strcmp(a, "-save-temps=cwd")) {
+            /* Next to the output, in DIR, not in make's directory. */
+            rc = dir ? mc_strv_push(out, "-save-temps=obj") : MC_OK;
+            continue;
+        }
         if (!strncmp(a, "-Wl,-Map,", 9) || !strncmp(a, "-Wl,-Map=", 9)) {
             if (!dir)
                 continue;

@@ -45,9 +45,10 @@ enum mc_code mc_flags_rebase(const struct mc_strv *in, const char *from,
  * switches that choose what a compile produces ("-c", "-S", "-E": the
  * caller says itself) and the dependency-file options ("-MD", "-MMD",
  * "-MF X", "-MT X", "-MQ X", "-Wp,-MD,X", "-Wp,-MMD,X") are left out,
- * and a linker map ("-Wl,-Map,X", "-Wl,-Map=X") goes to DIR/link.map
- * (left out when DIR is NULL), since such a build may write only in its
- * scratch directory DIR. MC_ENOMEM is the only error.
+ * a linker map ("-Wl,-Map,X", "-Wl,-Map=X") goes to DIR/link.map and
+ * "-save-temps" becomes "-save-temps=obj" (both left out when DIR is
+ * NULL), since such a build may write only in its scratch directory DIR.
+ * MC_ENOMEM is the only error.
  */
 enum mc_code mc_flags_for_build(const struct mc_strv *in, const char *dir,
                                 struct mc_strv *out);

@@ -182,6 +182,12 @@ vpath_find(const char *path)
     return mc_strdup(path);
 }
 
+char *
+mc_target_find(const char *path)
+{
+    return vpath_find(path);
+}
+
 /* Expand the globs in VALUE into OUT (sorted, without duplicates). */
 static enum mc_code
 expand_globs(const char *name, const char *value, struct mc_strv *out,

@@ -81,6 +81,14 @@ struct mc_target {
  */
 enum mc_code mc_target_set_vpath(const char *vpath);
 
+/*
+ * PATH as make finds a prerequisite: PATH when it exists or is absolute,
+ * else the first VPATH directory's DIR/PATH that exists (see
+ * mc_target_set_vpath()), else PATH. Returns a copy the caller frees
+ * with mc_free(), or NULL when out of memory.
+ */
+char *mc_target_find(const char *path);
+
 /* The key of option OPT ("bench-inputs"). */
 const char *mc_target_opt_name(enum mc_opt opt);
 

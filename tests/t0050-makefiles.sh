@@ -464,6 +464,23 @@ test_expect_success 'an out-of-tree build through VPATH' '
   rm prog && hit -f ../src/Makefile srcdir=../src
 '
 
+test_expect_success 'VPATH with $(maxcode-marked) finds the marked source' '
+  mkdir -p p8b/build && cp -R p8/src p8b/src && cd p8b &&
+  { echo "#pragma maxcode optimize link=main.c inputs=t/a.in"
+    cat src/hot.c; } >src/hot.tmp && mv src/hot.tmp src/hot.c &&
+  tabify >src/Makefile <<-EOF &&
+	load $PLUGIN
+	srcdir = .
+	VPATH = \$(srcdir)
+	CFLAGS = -O2
+	SRCS := \$(maxcode-marked main.c hot.c)
+	prog: \$(SRCS:.c=.o)
+	>\$(CC) \$(CFLAGS) -o \$@ \$^
+	EOF
+  cd build && searched ../src/hot.c -f ../src/Makefile srcdir=../src &&
+  ls .maxcode/*/hot.o && rm prog && hit -f ../src/Makefile srcdir=../src
+'
+
 # 9. A Bear DB recorded from the top of the tree, for a build in a
 # subdirectory: its paths are relative to that subdirectory.
 test_expect_success 'a Bear DB with relative paths, recorded for sub/' '

@@ -74,10 +74,39 @@ test_flags__linker_words(void)
            "linker words with paths move too");
 }
 
+static void
+test_flags__for_build(void)
+{
+    static const char *const words[] = {
+        "-Wall", "-c", "-O2", "-MMD", "-MF", "x.d", "-MTx.o",
+        "-Wl,-Map,prog.map", "-save-temps", "-Wp,-MD,y.d", "-DX"};
+    struct mc_strv in = MC_STRV_INIT, out = MC_STRV_INIT;
+    struct mc_buf b = MC_BUF_INIT;
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(words); i++)
+        mc_strv_push(&in, words[i]);
+    mc_flags_for_build(&in, "/s", &out);
+    for (i = 0; i < out.n; i++)
+        mc_buf_addf(&b, "%s%s", i ? " " : "", out.v[i]);
+    is_str(b.s, "-Wall -O2 -Wl,-Map,/s/link.map -save-temps=obj -DX",
+           "compile-mode and dependency options go, outputs go to DIR");
+    mc_strv_release(&out);
+    mc_buf_reset(&b);
+    mc_flags_for_build(&in, NULL, &out);
+    for (i = 0; i < out.n; i++)
+        mc_buf_addf(&b, "%s%s", i ? " " : "", out.v[i]);
+    is_str(b.s, "-Wall -O2 -DX", "without DIR, outputs go too");
+    mc_strv_release(&out);
+    mc_strv_release(&in);
+    mc_buf_release(&b);
+}
+
 int
 main(void)
 {
     TAP_RUN(test_flags__include_and_library_paths);
     TAP_RUN(test_flags__linker_words);
+    TAP_RUN(test_flags__for_build);
     return tap_done();
 }
