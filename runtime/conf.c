@@ -103,6 +103,11 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_TIME_LIMIT] = {"MAXCODE_TIME_LIMIT", NULL, K_INT, "1800", NULL,
                            0, 1e9,
                            "seconds of search per target (0: no limit)"},
+    [MC_SET_GAMMA] = {"MAXCODE_GAMMA", NULL, K_FLOAT, "1", NULL, 0.001, 1,
+                      "discount of the best reward along a path (u)"},
+    [MC_SET_TIMING_CAP] = {"MAXCODE_TIMING_CAP", NULL, K_FLOAT, "20", NULL,
+                           0.1, 0,
+                           "most seconds of A/B timing per candidate"},
 };
 
 static const char *const origin_names[] = {
@@ -300,8 +305,14 @@ mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
         double v;
         errno = 0;
         v = strtod(value, &end);
-        if (errno || end == value || *end || !isfinite(v) || v < d->min) {
-            snprintf(expected, sizeof(expected), "a number >= %g", d->min);
+        if (errno || end == value || *end || !isfinite(v) || v < d->min ||
+            (d->max > 0 && v > d->max)) {
+            if (d->max > 0)
+                snprintf(expected, sizeof(expected), "a number from %g to "
+                         "%g", d->min, d->max);
+            else
+                snprintf(expected, sizeof(expected), "a number >= %g",
+                         d->min);
             return bad_value(d, value, where, expected, err);
         }
         return MC_OK;

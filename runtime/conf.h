@@ -63,6 +63,8 @@ enum mc_setting_id {
     MC_SET_FIELDS,
     MC_SET_CRITIQUE,
     MC_SET_TIME_LIMIT,
+    MC_SET_GAMMA,
+    MC_SET_TIMING_CAP,
     MC_SET__COUNT
 };
 

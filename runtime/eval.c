@@ -777,7 +777,6 @@ enum mc_code
 mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
              struct mc_err *err)
 {
-    const char *cap = getenv("MAXCODE_TIMING_CAP");
     enum mc_code rc;
 
     char cwd[PATH_MAX];
@@ -795,7 +794,7 @@ mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
     if (!ev->cache_dir || !ev->make_dir)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     ev->n_runs = t->inputs.n ? t->inputs.n : 1;
-    ev->timing_cap_s = cap && atof(cap) > 0 ? atof(cap) : 20;
+    ev->timing_cap_s = atof(mc_conf_get(&t->conf, MC_SET_TIMING_CAP));
     rc = mc_sandbox_init(&ev->sb, err);
     if (rc)
         return rc;

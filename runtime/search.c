@@ -35,7 +35,6 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
                const char *key, const char *journal, const char *cache_dir,
                struct mc_err *err)
 {
-    const char *g = getenv("MAXCODE_GAMMA");
     enum mc_code rc;
 
     memset(s, 0, sizeof(*s));
@@ -47,7 +46,7 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
     s->best = -1;
     s->strategy = mc_target_get(t, MC_OPT_STRATEGY);
     s->budget = (size_t)atol(mc_target_get(t, MC_OPT_BUDGET));
-    s->gamma = g && atof(g) > 0 && atof(g) <= 1 ? atof(g) : 1.0;
+    s->gamma = atof(mc_conf_get(&t->conf, MC_SET_GAMMA));
     s->time_limit_s = atof(mc_conf_get(&t->conf, MC_SET_TIME_LIMIT));
     s->journal = mc_strdup(journal);
     if (!s->journal)
