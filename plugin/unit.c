@@ -387,6 +387,10 @@ mc_fn_maxcode(const char *name, unsigned int argc, char **argv)
             goto out;
         }
     }
+    if (!args.n) {
+        mc_plugin_fail("missing SOURCE: write $(maxcode path/to/file.c)");
+        goto out;
+    }
     res = expand_unit(args.v[0], args.v + 1, args.n - 1);
     if (res)
         out = mc_plugin_to_make(res);

@@ -463,7 +463,6 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
         rc = mc_file_read(path.s, &text, err);
         if (rc && rc != MC_ENOENT)
             goto out;
-        rc = MC_OK;
         parse_stats(text.s, &s);
         for (i = 0; i < MC_STAT__COUNT; i++)
             s.n[i] += delta->n[i];

@@ -118,7 +118,7 @@ check_shape(const char *path, const cJSON *root, struct mc_err *err)
     const cJSON *e;
     unsigned long i = 0;
 
-    if (!cJSON_IsArray(root))
+    if (!root || !cJSON_IsArray(root))
         return mc_err_set(err, MC_ESYNTAX, "'%s': expected a JSON array of "
                           "compile commands", path);
     for (e = root->child; e; e = e->next, i++) {
@@ -405,7 +405,7 @@ mc_compdb_find(const char *db_path, const char *source,
     if (rc)
         goto out;
     rc = check_shape(db_path, root, err);
-    if (rc)
+    if (rc || !root)
         goto out;
     if (!realpath(source, src))
         goto out; /* no such source: no entry */
@@ -428,6 +428,9 @@ mc_compdb_find(const char *db_path, const char *source,
     if (!match)
         goto out;
     rc = entry_argv(db_path, match, match_i, &argv, err);
+    if (!rc && !argv.n)
+        rc = mc_err_set(err, MC_ESYNTAX, "'%s': .[%lu] has no compiler",
+                        db_path, match_i);
     if (rc)
         goto out;
     dir = str_member(match, "directory");
