@@ -188,7 +188,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
 {
     struct mc_strv env = MC_STRV_INIT;
     size_t cap = o && o->out_cap ? o->out_cap : (1u << 20);
-    double t0 = mc_spawn_clock(), timeout = o ? o->timeout_s : 0;
+    double t0, timeout = o ? o->timeout_s : 0;
     int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
     int open_fds, wstatus = 0;
     struct rusage ru;
