@@ -25,6 +25,13 @@ AC_DEFUN([MC_WARNING_CFLAGS], [
   MC_CHECK_CFLAG([-fvisibility=hidden],
     [MC_VISIBILITY_CFLAGS=-fvisibility=hidden],
     [AC_MSG_ERROR([$CC does not support -fvisibility=hidden])])
+  # A variable read before it is set gets a fixed non-zero pattern
+  # instead of whatever the stack held: such a bug then shows the same
+  # way on every run (and in the unit tests) instead of now and then.
+  MC_HARDEN_CFLAGS=
+  MC_CHECK_CFLAG([-ftrivial-auto-var-init=pattern],
+    [MC_HARDEN_CFLAGS=-ftrivial-auto-var-init=pattern])
   AC_SUBST([MC_WARN_CFLAGS])
+  AC_SUBST([MC_HARDEN_CFLAGS])
   AC_SUBST([MC_VISIBILITY_CFLAGS])
 ])
