@@ -3,8 +3,10 @@
 # t0022-noise: the timing protocol, small: a no-op candidate (whitespace
 # changed) never ends with a confirmed speedup, a candidate that does half
 # the work always does, and the feedback's timing figures hang together.
-# Only the decision a user sees is asserted: on a busy machine the first
-# round may promote a no-op that the confirmation round then rejects.
+# Only the decision a user sees is asserted (kept with a confirmed
+# speedup of at least min-speedup, or not): on a busy machine the first
+# round may promote a no-op that the confirmation round then rejects, and
+# the size of a confirmed speedup moves with the load.
 # bench/noise is the full-scale version.
 . "$MC_SRCDIR/tests/lib.sh"
 
@@ -85,7 +87,7 @@ test_expect_success "half the work is confirmed faster $ROUNDS times in $ROUNDS"
     evaluate fast fast$i &&
     echo "# faster $i: $(json_get fast$i.json "d[\"timing\"]")" &&
     json_get fast$i.json \
-      "d[\"speedup\"] is not None and d[\"speedup\"] > 1.3" >p &&
+      "d[\"speedup\"] is not None and d[\"speedup\"] >= 1.03" >p &&
     echo True >e && test_cmp e p ||
     exit 1
   done
