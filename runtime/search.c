@@ -1070,7 +1070,7 @@ budget_batch(const struct mc_search *s, size_t k)
 static enum mc_code
 run_llm(struct mc_search *s, double start, struct mc_err *err)
 {
-    int parents[64], repairs[64];
+    int parents[64] = {0}, repairs[64] = {0};
     enum mc_code rc;
 
     while (s->n < s->budget && !s->endpoint_failed) {

@@ -481,6 +481,19 @@ test_expect_success 'VPATH with $(maxcode-marked) finds the marked source' '
   ls .maxcode/*/hot.o && rm prog && hit -f ../src/Makefile srcdir=../src
 '
 
+# bear_make ARGS...: make under Bear, in wrapper mode. An ASan-built
+# plugin needs the ASan runtime first in LD_PRELOAD (see t0015).
+cat >bear-make.sh <<'EOS'
+if [ -n "$MC_ASAN_PRELOAD" ]; then
+  LD_PRELOAD="$MC_ASAN_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}"
+  ASAN_OPTIONS=detect_leaks=0; export LD_PRELOAD ASAN_OPTIONS
+fi
+exec "$MC_SYSTEM_MAKE" "$@"
+EOS
+bear_make () {
+  MAXCODE_MODE=off bear --force-wrapper -- sh "$TRASH/bear-make.sh" "$@"
+}
+
 # 9. A Bear DB recorded from the top of the tree, for a build in a
 # subdirectory: its paths are relative to that subdirectory.
 test_expect_success 'a Bear DB with relative paths, recorded for sub/' '
@@ -510,8 +523,7 @@ test_expect_success 'a Bear DB with relative paths, recorded for sub/' '
 	hot.o: \$(maxcode ../src/hot.c, link=../src/main.c, inputs=t/*.in)
 	>\$(CC) -O2 -DDB_ONLY -I../include -c -o \$@ \$<
 	EOF
-  MAXCODE_MODE=off bear --force-wrapper -- \
-    "$MC_SYSTEM_MAKE" -C sub >out 2>&1 &&
+  bear_make -C sub >out 2>&1 &&
   grep -q "\"-I../include\"" compile_commands.json &&
   rm -f sub/prog sub/hot.o src/main.o &&
   cd sub && searched ../src/hot.c MAXCODE_COMPDB=../compile_commands.json &&
@@ -520,8 +532,7 @@ test_expect_success 'a Bear DB with relative paths, recorded for sub/' '
   rm prog hot.o && hit MAXCODE_COMPDB=../compile_commands.json &&
   cd ../.. && cp -R p9 p9-moved && cd p9-moved &&
   rm -rf sub/.maxcode sub/prog sub/hot.o src/main.o compile_commands.json &&
-  MAXCODE_MODE=off bear --force-wrapper -- \
-    "$MC_SYSTEM_MAKE" -C sub >out 2>&1 &&
+  bear_make -C sub >out 2>&1 &&
   rm -f sub/prog sub/hot.o src/main.o && cd sub &&
   hit MAXCODE_COMPDB=../compile_commands.json
 '
