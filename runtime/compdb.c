@@ -428,10 +428,12 @@ mc_compdb_find(const char *db_path, const char *source,
     if (!match)
         goto out;
     rc = entry_argv(db_path, match, match_i, &argv, err);
-    if (!rc && (!argv.n || !argv.v))
-        rc = mc_err_set(err, MC_ESYNTAX, "'%s': .[%lu] has no compiler",
-                        db_path, match_i);
-    if (rc)
+    if (!rc && (!argv.n || !argv.v)) {
+        mc_err_set(err, MC_ESYNTAX, "'%s': .[%lu] has no compiler",
+                   db_path, match_i);
+        rc = MC_ESYNTAX;
+    }
+    if (rc || !argv.v)
         goto out;
     dir = str_member(match, "directory");
     out->compiler = mc_strdup(argv.v[0]);
