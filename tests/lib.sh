@@ -106,6 +106,19 @@ for e in sys.argv[2:]:
 EOP
 }
 
+# bear_make BEAR-OPTION MAKE-ARGS...: the system make under Bear. An
+# ASan-built plugin needs the ASan runtime first in LD_PRELOAD, before
+# the library Bear preloads (make itself is not instrumented).
+bear_make () {
+  _bear_opt=$1; shift
+  bear "$_bear_opt" -- sh -c '
+    if [ -n "$MC_ASAN_PRELOAD" ]; then
+      LD_PRELOAD="$MC_ASAN_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}"
+      ASAN_OPTIONS=detect_leaks=0; export LD_PRELOAD ASAN_OPTIONS
+    fi
+    exec "$MC_SYSTEM_MAKE" "$@"' sh "$@"
+}
+
 # tabify: a makefile from stdin, each leading '>' made a tab (a <<-
 # here-document strips the tabs of recipe lines).
 tabify () { sed 's/^>/\t/'; }

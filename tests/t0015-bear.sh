@@ -15,15 +15,6 @@ int main(void) { puts("hi"); return 0; }
 EOC
 echo '/* only with -DONLY_IN_DB */' >src/dbonly.h
 printf 'load %s\nCFLAGS = -O2\nprog: $(maxcode src/hot.c)\n\t$(CC) $(CFLAGS) $(EXTRA) -o $@ $^\n' "$PLUGIN" >Makefile
-# make under Bear. An ASan-built plugin needs the ASan runtime first in
-# LD_PRELOAD, before the library Bear preloads.
-cat >bear-make.sh <<'EOS'
-if [ -n "$MC_ASAN_PRELOAD" ]; then
-  LD_PRELOAD="$MC_ASAN_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}"
-  ASAN_OPTIONS=detect_leaks=0; export LD_PRELOAD ASAN_OPTIONS
-fi
-exec "$MC_SYSTEM_MAKE" "$@"
-EOS
 
 # check_db: the DB holds just the user's compile of the variant.
 cat >check_db.py <<'EOS'
@@ -37,7 +28,7 @@ assert db[0]["file"].endswith("/hot.c") and "/.maxcode/" in db[0]["file"], db
 EOS
 
 test_expect_success 'bear --force-wrapper -- make records only the user compile' '
-  bear --force-wrapper -- sh ./bear-make.sh EXTRA=-DONLY_IN_DB >out 2>&1 &&
+  bear_make --force-wrapper EXTRA=-DONLY_IN_DB >out 2>&1 &&
   python3 check_db.py &&
   ! grep "does not preprocess" out &&
   rm -rf compile_commands.json .maxcode prog "$MAXCODE_CACHE_DIR"
@@ -51,7 +42,7 @@ if [ -n "$MC_ASAN_PRELOAD" ]; then mode=--force-wrapper
 else mode=--force-preload; fi
 
 test_expect_success "bear $mode -- make records only the user compile" '
-  bear $mode -- sh ./bear-make.sh EXTRA=-DONLY_IN_DB >out 2>&1 &&
+  bear_make $mode EXTRA=-DONLY_IN_DB >out 2>&1 &&
   python3 check_db.py
 '
 

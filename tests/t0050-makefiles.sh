@@ -59,6 +59,22 @@ kernel () {
   } >"$1"
 }
 
+# harness FILE: a main() that reads n and prints sum_kernel(n).
+harness () {
+  cat >"$1" <<-\EOF
+	#include <stdio.h>
+	long sum_kernel(long n);
+	int main(void)
+	{
+	    long n;
+	    if (scanf("%ld", &n) != 1)
+	        return 1;
+	    printf("%ld\n", sum_kernel(n));
+	    return 0;
+	}
+	EOF
+}
+
 # 1. src/ and include/, a relative -I and a -include.
 test_expect_success 'relative -Iinclude and -include config.h' '
   mkdir -p p1/src p1/include p1/t && cd p1 &&
@@ -138,18 +154,7 @@ test_expect_success 'maxcode-marked SRCS, OBJS = $(SRCS:.c=.o), %.o: %.c' '
   mkdir -p p2b/t && cd p2b && kernel hot0.c &&
   { echo "#pragma maxcode optimize inputs=t/a.in link=main.c"
     cat hot0.c; } >hot.c &&
-  cat >main.c <<-\EOF &&
-	#include <stdio.h>
-	long sum_kernel(long n);
-	int main(void)
-	{
-	    long n;
-	    if (scanf("%ld", &n) != 1)
-	        return 1;
-	    printf("%ld\n", sum_kernel(n));
-	    return 0;
-	}
-	EOF
+  harness main.c &&
   echo 30000 >t/a.in &&
   tabify >Makefile <<-EOF &&
 	load $PLUGIN
@@ -401,18 +406,7 @@ test_expect_success 'without ignore=, the reason names the line and ignore=' '
 # 7. Recursive make: the sub-make loads the plugin itself.
 test_expect_success 'recursive make: $(MAKE) -C lib' '
   mkdir -p p7/lib/t && cd p7 && kernel lib/hot.c &&
-  cat >lib/main.c <<-\EOF &&
-	#include <stdio.h>
-	long sum_kernel(long n);
-	int main(void)
-	{
-	    long n;
-	    if (scanf("%ld", &n) != 1)
-	        return 1;
-	    printf("%ld\n", sum_kernel(n));
-	    return 0;
-	}
-	EOF
+  harness lib/main.c &&
   echo 30000 >lib/t/a.in &&
   tabify >lib/Makefile <<-EOF &&
 	load $PLUGIN
@@ -438,18 +432,7 @@ test_expect_success 'an out-of-tree build through VPATH' '
   mkdir -p p8/src/t p8/build && cd p8 &&
   echo "static inline long twice(long x) { return 2 * x; }" >src/util.h &&
   kernel src/hot.c util.h &&
-  cat >src/main.c <<-\EOF &&
-	#include <stdio.h>
-	long sum_kernel(long n);
-	int main(void)
-	{
-	    long n;
-	    if (scanf("%ld", &n) != 1)
-	        return 1;
-	    printf("%ld\n", sum_kernel(n));
-	    return 0;
-	}
-	EOF
+  harness src/main.c &&
   echo 30000 >src/t/a.in &&
   tabify >src/Makefile <<-EOF &&
 	load $PLUGIN
@@ -481,19 +464,6 @@ test_expect_success 'VPATH with $(maxcode-marked) finds the marked source' '
   ls .maxcode/*/hot.o && rm prog && hit -f ../src/Makefile srcdir=../src
 '
 
-# bear_make ARGS...: make under Bear, in wrapper mode. An ASan-built
-# plugin needs the ASan runtime first in LD_PRELOAD (see t0015).
-cat >bear-make.sh <<'EOS'
-if [ -n "$MC_ASAN_PRELOAD" ]; then
-  LD_PRELOAD="$MC_ASAN_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}"
-  ASAN_OPTIONS=detect_leaks=0; export LD_PRELOAD ASAN_OPTIONS
-fi
-exec "$MC_SYSTEM_MAKE" "$@"
-EOS
-bear_make () {
-  MAXCODE_MODE=off bear --force-wrapper -- sh "$TRASH/bear-make.sh" "$@"
-}
-
 # 9. A Bear DB recorded from the top of the tree, for a build in a
 # subdirectory: its paths are relative to that subdirectory.
 test_expect_success 'a Bear DB with relative paths, recorded for sub/' '
@@ -501,18 +471,7 @@ test_expect_success 'a Bear DB with relative paths, recorded for sub/' '
   echo "#define SCALE 3" >include/scale.h &&
   kernel src/hot.c scale.h &&
   sed -i "s/s += (i \* 7 + r) % 13;/s += (i * SCALE + r) % 13;/" src/hot.c &&
-  cat >src/main.c <<-\EOF &&
-	#include <stdio.h>
-	long sum_kernel(long n);
-	int main(void)
-	{
-	    long n;
-	    if (scanf("%ld", &n) != 1)
-	        return 1;
-	    printf("%ld\n", sum_kernel(n));
-	    return 0;
-	}
-	EOF
+  harness src/main.c &&
   echo 30000 >sub/t/a.in &&
   tabify >sub/Makefile <<-EOF &&
 	load $PLUGIN
@@ -523,7 +482,7 @@ test_expect_success 'a Bear DB with relative paths, recorded for sub/' '
 	hot.o: \$(maxcode ../src/hot.c, link=../src/main.c, inputs=t/*.in)
 	>\$(CC) -O2 -DDB_ONLY -I../include -c -o \$@ \$<
 	EOF
-  bear_make -C sub >out 2>&1 &&
+  MAXCODE_MODE=off bear_make --force-wrapper -C sub >out 2>&1 &&
   grep -q "\"-I../include\"" compile_commands.json &&
   rm -f sub/prog sub/hot.o src/main.o &&
   cd sub && searched ../src/hot.c MAXCODE_COMPDB=../compile_commands.json &&
@@ -532,7 +491,7 @@ test_expect_success 'a Bear DB with relative paths, recorded for sub/' '
   rm prog hot.o && hit MAXCODE_COMPDB=../compile_commands.json &&
   cd ../.. && cp -R p9 p9-moved && cd p9-moved &&
   rm -rf sub/.maxcode sub/prog sub/hot.o src/main.o compile_commands.json &&
-  bear_make -C sub >out 2>&1 &&
+  MAXCODE_MODE=off bear_make --force-wrapper -C sub >out 2>&1 &&
   rm -f sub/prog sub/hot.o src/main.o && cd sub &&
   hit MAXCODE_COMPDB=../compile_commands.json
 '
