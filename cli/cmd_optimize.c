@@ -35,24 +35,17 @@
 #include "prompt.h"
 #include "spawn.h"
 #include "target.h"
+#include "target_setup.h"
 #include "variant.h"
 
 #include <cjson/cJSON.h>
 #include <time.h>
 
 struct opts {
-    const char *key, *cc, *flags, *ld, *ldflags, *ldlibs, *mode;
+    const char *key, *mode;
+    struct mc_target_setup_build build; /* --cc, --flags, ... */
     int first_arg; /* index of SOURCE in argv */
 };
-
-static char *
-env_var(const char *name, void *ctx)
-{
-    const char *v = getenv(name);
-
-    (void)ctx;
-    return v ? mc_strdup(v) : NULL;
-}
 
 static int
 parse_opts(int argc, char **argv, struct opts *o)
@@ -72,15 +65,15 @@ parse_opts(int argc, char **argv, struct opts *o)
         if (!strcmp(argv[i], "--key"))
             dst = &o->key;
         else if (!strcmp(argv[i], "--cc"))
-            dst = &o->cc;
+            dst = &o->build.cc;
         else if (!strcmp(argv[i], "--flags"))
-            dst = &o->flags;
+            dst = &o->build.flags;
         else if (!strcmp(argv[i], "--ld"))
-            dst = &o->ld;
+            dst = &o->build.ld;
         else if (!strcmp(argv[i], "--ldflags"))
-            dst = &o->ldflags;
+            dst = &o->build.ldflags;
         else if (!strcmp(argv[i], "--ldlibs"))
-            dst = &o->ldlibs;
+            dst = &o->build.ldlibs;
         else if (!strcmp(argv[i], "--mode"))
             dst = &o->mode;
         else
@@ -360,8 +353,8 @@ int
 mc_cmd_optimize(int argc, char **argv)
 {
     struct mc_err err = MC_ERR_INIT;
-    struct mc_conf conf;
-    struct mc_target t;
+    struct mc_target_setup ts;
+    struct mc_target *t = &ts.t;
     struct mc_cache cache = {NULL};
     struct mc_entry e;
     struct mc_buf vpath = MC_BUF_INIT, src = MC_BUF_INIT;
@@ -375,70 +368,54 @@ mc_cmd_optimize(int argc, char **argv)
     struct outcome oc = {"original", "", 1, -1, 0, 0, NULL};
     const struct mc_search_node *best = NULL;
     double baseline = -1;
-    int status = 1, lock = -1, from_db = 0, strict, store = 1, rc, ev_ok = 0;
+    int status = 1, lock = -1, strict = 0, store = 1, rc, ev_ok = 0;
     int searchable = 0, search_ok = 0;
 
     rc = parse_opts(argc, argv, &o);
     if (rc)
         return rc;
-    memset(&t, 0, sizeof(t));
     memset(&d, 0, sizeof(d));
     memset(&search, 0, sizeof(search));
     mc_entry_init(&e);
-    if (mc_conf_load(&conf, NULL, NULL, &err)) {
-        mc_error("%s", err.msg);
-        return 1;
-    }
-    strict = !strcmp(mc_conf_get(&conf, MC_SET_STRICT), "1");
-    if (mc_target_parse_marked(&t, argv[o.first_arg], argv + o.first_arg + 1,
-                               (size_t)(argc - o.first_arg - 1), &conf,
-                               &err)) {
-        mc_error("%s: %s", argv[o.first_arg], err.msg);
-        status = MC_EXIT_USAGE;
+    status = mc_target_setup_load(&ts, argv[o.first_arg],
+                                  argv + o.first_arg + 1,
+                                  (size_t)(argc - o.first_arg - 1));
+    if (status)
         goto out;
-    }
-    {
-        enum mc_log_level level;
-        if (!mc_log_parse_level(mc_conf_get(&t.conf, MC_SET_LOG), &level))
-            mc_log_set_level(level);
-    }
+    status = 1;
+    /* MAXCODE_STRICT is no option: the target's settings have the same. */
+    strict = !strcmp(mc_conf_get(&t->conf, MC_SET_STRICT), "1");
     if (o.mode && mc_conf_check(MC_SET_MODE, o.mode, "--mode", &err)) {
         mc_error("%s", err.msg);
         status = MC_EXIT_USAGE;
         goto out;
     }
-    mode = o.mode ? o.mode : mc_conf_get(&t.conf, MC_SET_MODE);
+    mode = o.mode ? o.mode : mc_conf_get(&t->conf, MC_SET_MODE);
     if (!strcmp(mode, "off")) {
-        printf("%s\n", t.source);
+        printf("%s\n", t->source);
         status = 0;
         goto out;
     }
     /* The rules pass what make resolved; by hand, each may be given. */
-    if (mc_target_resolve_build(&t, env_var, NULL, &from_db, &err)) {
-        mc_error("%s: %s", t.source, err.msg);
+    status = mc_target_setup_build(&ts, &o.build);
+    if (status)
         goto out;
-    }
-    if (mc_target_override_build(&t, o.cc, o.flags, o.ld, o.ldflags,
-                                 o.ldlibs, &err)) {
-        mc_error("%s", err.msg);
-        status = err.code == MC_ENOMEM ? 1 : MC_EXIT_USAGE;
-        goto out;
-    }
-    if (mc_target_key(&t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
-        mc_error("%s: %s", t.source, err.msg);
+    status = 1;
+    if (mc_target_key(t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
+        mc_error("%s: %s", t->source, err.msg);
         goto out;
     }
     if (o.key && strcmp(o.key, key)) {
         /* The inputs changed between make's parse and this recipe. Keep
          * the original for now; the next make run keys them afresh. */
         mc_info("%s: inputs changed while make ran; using the original",
-                t.source);
+                t->source);
         memcpy(key, o.key, sizeof(key));
         store = 0;
         reason = "inputs changed during the build";
     }
-    if (mc_cache_init(&cache, mc_conf_get(&t.conf, MC_SET_CACHE_DIR), &err) ||
-        mc_variant_path(key, mc_target_name(&t), &vpath)) {
+    if (mc_cache_init(&cache, mc_conf_get(&t->conf, MC_SET_CACHE_DIR), &err) ||
+        mc_variant_path(key, mc_target_name(t), &vpath)) {
         mc_error("out of memory");
         goto out;
     }
@@ -450,16 +427,16 @@ mc_cmd_optimize(int argc, char **argv)
     if (store && strcmp(mode, "refresh") &&
         mc_cache_get(&cache, key, &e, NULL) == MC_OK &&
         mc_entry_includes_valid(&e)) {
-        mc_verbose("%s: key %s is in the cache", t.source, key);
+        mc_verbose("%s: key %s is in the cache", t->source, key);
         if (!strcmp(mode, "verify"))
-            verify_entry(&t, cache.dir, &e);
+            verify_entry(t, cache.dir, &e);
         goto materialize;
     }
     mc_entry_release(&e);
     mc_entry_init(&e);
     if (!strcmp(mode, "cache")) {
         /* Never search; a miss is SOURCE itself. */
-        printf("%s\n", t.source);
+        printf("%s\n", t->source);
         status = 0;
         goto out;
     }
@@ -468,21 +445,21 @@ mc_cmd_optimize(int argc, char **argv)
         store = 0;
         reason = "the entry to verify is gone";
     }
-    if (mc_file_read(t.source, &src, &err)) {
-        mc_error("cannot read '%s'", t.source);
+    if (mc_file_read(t->source, &src, &err)) {
+        mc_error("cannot read '%s'", t->source);
         goto out;
     }
     mc_err_clear(&err);
-    if (store && record_includes(&t, &e.includes, &err)) {
+    if (store && record_includes(t, &e.includes, &err)) {
         /* The compile of the original will say what is wrong. */
-        mc_info("%s: %s; keeping the original", t.source, err.msg);
+        mc_info("%s: %s; keeping the original", t->source, err.msg);
         store = 0;
         reason = "the original does not preprocess";
     }
     if (store) {
         /* The baseline: the original built, checked and timed alone. */
         mc_err_clear(&err);
-        if (mc_eval_init(&ev, &t, cache.dir, &err) ||
+        if (mc_eval_init(&ev, t, cache.dir, &err) ||
             mc_eval_prepare(&ev, &err)) {
             snprintf(why, sizeof(why), "cannot measure the original: %s",
                      ev.why.len ? ev.why.s : err.msg);
@@ -501,7 +478,7 @@ mc_cmd_optimize(int argc, char **argv)
             unlink(journal.s);
         mc_err_clear(&err);
         if (mc_file_mkdirs_for(journal.s, &err) ||
-            mc_search_init(&search, &t, &ev, key, journal.s, cache.dir,
+            mc_search_init(&search, t, &ev, key, journal.s, cache.dir,
                            &err) ||
             mc_search_run(&search, &err)) {
             snprintf(why, sizeof(why), "the search failed: %s", err.msg);
@@ -524,7 +501,7 @@ mc_cmd_optimize(int argc, char **argv)
             /* Nothing was learnt: not cached, so the next build tries
              * the endpoint again. */
             mc_info("%s: not cached; the next build tries the model again",
-                    t.source);
+                    t->source);
             store = 0;
         }
         oc.candidates = search.n;
@@ -535,10 +512,10 @@ mc_cmd_optimize(int argc, char **argv)
     d.n[MC_STAT_SEARCHES] = 1;
     d.n[best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
     if (best)
-        mc_info("%s: optimized: %.2fx confirmed (%s)", t.source, oc.speedup,
+        mc_info("%s: optimized: %.2fx confirmed (%s)", t->source, oc.speedup,
                 best->label);
     else
-        mc_info("%s: keeping the original (%s)", t.source, reason);
+        mc_info("%s: keeping the original (%s)", t->source, reason);
     memcpy(e.key, key, sizeof(key));
     e.created = (int64_t)time(NULL);
     if (best)
@@ -547,7 +524,7 @@ mc_cmd_optimize(int argc, char **argv)
         mc_buf_add(&e.variant, src.s, src.len);
     oc.reason = reason;
     oc.baseline = baseline;
-    manifest_text = manifest(&t, key, &oc, &e.includes);
+    manifest_text = manifest(t, key, &oc, &e.includes);
     if (!manifest_text || mc_buf_adds(&e.manifest, manifest_text)) {
         mc_error("out of memory");
         goto out;
@@ -561,10 +538,10 @@ mc_cmd_optimize(int argc, char **argv)
     }
     mc_cache_stats_add(&cache, &d, NULL);
     if (d.n[MC_STAT_STORES])
-        auto_trim(&cache, &t.conf);
+        auto_trim(&cache, &t->conf);
 materialize:
     mc_err_clear(&err);
-    if (mc_variant_materialize(vpath.s, t.source, t.source_real, e.variant.s,
+    if (mc_variant_materialize(vpath.s, t->source, t->source_real, e.variant.s,
                                e.variant.len, &err)) {
         mc_error("%s", err.msg);
         goto out;
@@ -581,8 +558,7 @@ out:
     cJSON_free(manifest_text);
     mc_entry_release(&e);
     mc_cache_release(&cache);
-    mc_target_release(&t);
-    mc_conf_release(&conf);
+    mc_target_setup_release(&ts);
     mc_buf_release(&vpath);
     mc_buf_release(&src);
     return status;
