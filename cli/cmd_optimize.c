@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * cmd_optimize.c: `maxcode optimize`, the recipe of the rules the plugin
- * emits (and usable by hand). It takes the per-key lock, checks the cache
- * again (another make may have finished the same key), records the
- * source's include files, runs the search, stores the entry and writes
- * the variant file. Until the executor and the proposers exist, the
- * search keeps the original, with reason "no proposer".
+ * emits (and usable by hand). It runs in named steps: set up the target,
+ * lock its key, look it up again (another make may have finished the same
+ * key), measure the original (the baseline, after recording the source's
+ * include files), search (search.h: the proposers, the executor and the
+ * strategy), write the manifest, store the entry and write the variant
+ * file. When no candidate is confirmed faster, the entry keeps the
+ * original, and its manifest says why.
  *
  * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS] [--ld LD]
  *                         [--ldflags LDFLAGS] [--ldlibs LDLIBS]
@@ -176,18 +178,120 @@ struct outcome {
     const struct mc_search *search; /* or NULL */
 };
 
+/* The manifest's model usage: requests, tokens and cost, in all and per
+ * model, when the model wrote the variants; zeros otherwise. */
+static void
+manifest_usage(cJSON *m, const struct mc_search *s)
+{
+    const struct mc_llm *l;
+    cJSON *obj;
+    size_t i;
+
+    if (!s || !s->use_llm) {
+        cJSON_AddNumberToObject(m, "llm_requests", 0);
+        cJSON_AddNumberToObject(m, "tokens_in", 0);
+        cJSON_AddNumberToObject(m, "tokens_out", 0);
+        cJSON_AddNumberToObject(m, "cost", 0);
+        return;
+    }
+    l = &s->llm;
+    cJSON_AddNumberToObject(m, "llm_requests", (double)l->total.requests);
+    cJSON_AddNumberToObject(m, "tokens_in", (double)l->total.tokens_in);
+    cJSON_AddNumberToObject(m, "tokens_out", (double)l->total.tokens_out);
+    cJSON_AddNumberToObject(m, "cost", l->total.cost);
+    cJSON_AddStringToObject(m, "critic_model", s->critic_model);
+    cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
+    obj = cJSON_AddObjectToObject(m, "usage");
+    for (i = 0; obj && i < l->n_models; i++) {
+        cJSON *u = cJSON_AddObjectToObject(obj, l->models[i].model);
+        if (!u)
+            break;
+        cJSON_AddNumberToObject(u, "requests",
+                                (double)l->models[i].u.requests);
+        cJSON_AddNumberToObject(u, "tokens_in",
+                                (double)l->models[i].u.tokens_in);
+        cJSON_AddNumberToObject(u, "tokens_out",
+                                (double)l->models[i].u.tokens_out);
+        cJSON_AddNumberToObject(u, "cost", l->models[i].u.cost);
+    }
+}
+
+/* The manifest's build: compiler, flags, options and the include files
+ * (the paths of INCLUDES' "HASH PATH" lines). */
+static void
+manifest_build(cJSON *m, const struct mc_target *t,
+               const struct mc_buf *includes)
+{
+    cJSON *a, *obj;
+    const char *p;
+    size_t i;
+
+    cJSON_AddStringToObject(m, "compiler", t->compiler);
+    a = cJSON_AddArrayToObject(m, "flags");
+    for (i = 0; a && i < t->flags.n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(t->flags.v[i]));
+    obj = cJSON_AddObjectToObject(m, "options");
+    for (i = 0; obj && i < MC_OPT__COUNT; i++)
+        cJSON_AddStringToObject(obj, mc_target_opt_name((enum mc_opt)i),
+                                mc_target_get(t, (enum mc_opt)i));
+    a = cJSON_AddArrayToObject(m, "includes");
+    for (p = includes->s; a && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > MC_KEY_HEX + 1) {
+            char *path = mc_strndup(p + MC_KEY_HEX + 1, n - MC_KEY_HEX - 1);
+            if (path)
+                cJSON_AddItemToArray(a, cJSON_CreateString(path));
+            mc_free(path);
+        }
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* The manifest's search: the best variant with its critique, and the
+ * trajectory, one object per candidate. */
+static void
+manifest_trajectory(cJSON *m, const struct mc_search *s)
+{
+    cJSON *a;
+    size_t i;
+
+    if (s->best >= 0) {
+        cJSON_AddStringToObject(m, "best", s->nodes[s->best].label);
+        cJSON_AddStringToObject(m, "critique",
+                                s->nodes[s->best].critique
+                                    ? s->nodes[s->best].critique
+                                    : "");
+    }
+    a = cJSON_AddArrayToObject(m, "trajectory");
+    for (i = 0; a && i < s->n; i++) {
+        const struct mc_search_node *nd = &s->nodes[i];
+        cJSON *e = cJSON_CreateObject();
+
+        if (!e)
+            break;
+        cJSON_AddNumberToObject(e, "parent", nd->parent);
+        cJSON_AddStringToObject(e, "variant", nd->label);
+        cJSON_AddStringToObject(e, "verdict", mc_verdict_name(nd->verdict));
+        cJSON_AddNumberToObject(e, "speedup", nd->speedup);
+        cJSON_AddBoolToObject(e, "confirmed", nd->confirmed);
+        cJSON_AddNumberToObject(e, "u", nd->u);
+        cJSON_AddStringToObject(e, "critique",
+                                nd->critique ? nd->critique : "");
+        cJSON_AddItemToArray(a, e);
+    }
+}
+
 /* The manifest (DESIGN 1.6) of an entry; the caller frees it with
- * cJSON_free(). */
+ * cJSON_free(). The members' order is the one doc/internals/cache.md
+ * lists. */
 static char *
 manifest(const struct mc_target *t, const char *key, const struct outcome *o,
          const struct mc_buf *includes)
 {
-    cJSON *m = cJSON_CreateObject(), *a, *obj;
+    cJSON *m = cJSON_CreateObject();
     char created[32], *text = NULL;
     time_t now = time(NULL);
     struct tm tm;
-    const char *p;
-    size_t i;
 
     if (!m)
         return NULL;
@@ -213,86 +317,12 @@ manifest(const struct mc_target *t, const char *key, const struct outcome *o,
     cJSON_AddStringToObject(m, "strategy", mc_target_get(t, MC_OPT_STRATEGY));
     cJSON_AddStringToObject(m, "proposer", mc_target_proposer(t));
     cJSON_AddStringToObject(m, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
-    if (o->search && o->search->use_llm) {
-        const struct mc_llm *l = &o->search->llm;
-
-        cJSON_AddNumberToObject(m, "llm_requests",
-                                (double)l->total.requests);
-        cJSON_AddNumberToObject(m, "tokens_in", (double)l->total.tokens_in);
-        cJSON_AddNumberToObject(m, "tokens_out",
-                                (double)l->total.tokens_out);
-        cJSON_AddNumberToObject(m, "cost", l->total.cost);
-        cJSON_AddStringToObject(m, "critic_model", o->search->critic_model);
-        cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
-        obj = cJSON_AddObjectToObject(m, "usage");
-        for (i = 0; obj && i < l->n_models; i++) {
-            cJSON *u = cJSON_AddObjectToObject(obj, l->models[i].model);
-            if (!u)
-                break;
-            cJSON_AddNumberToObject(u, "requests",
-                                    (double)l->models[i].u.requests);
-            cJSON_AddNumberToObject(u, "tokens_in",
-                                    (double)l->models[i].u.tokens_in);
-            cJSON_AddNumberToObject(u, "tokens_out",
-                                    (double)l->models[i].u.tokens_out);
-            cJSON_AddNumberToObject(u, "cost", l->models[i].u.cost);
-        }
-    } else {
-        cJSON_AddNumberToObject(m, "llm_requests", 0);
-        cJSON_AddNumberToObject(m, "tokens_in", 0);
-        cJSON_AddNumberToObject(m, "tokens_out", 0);
-        cJSON_AddNumberToObject(m, "cost", 0);
-    }
+    manifest_usage(m, o->search);
     cJSON_AddStringToObject(m, "created", created);
     cJSON_AddStringToObject(m, "maxcode_version", PACKAGE_VERSION);
-    cJSON_AddStringToObject(m, "compiler", t->compiler);
-    a = cJSON_AddArrayToObject(m, "flags");
-    for (i = 0; a && i < t->flags.n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(t->flags.v[i]));
-    obj = cJSON_AddObjectToObject(m, "options");
-    for (i = 0; obj && i < MC_OPT__COUNT; i++)
-        cJSON_AddStringToObject(obj, mc_target_opt_name((enum mc_opt)i),
-                                mc_target_get(t, (enum mc_opt)i));
-    a = cJSON_AddArrayToObject(m, "includes");
-    for (p = includes->s; a && *p;) {
-        size_t n = strcspn(p, "\n");
-        if (n > MC_KEY_HEX + 1) {
-            char *path = mc_strndup(p + MC_KEY_HEX + 1, n - MC_KEY_HEX - 1);
-            if (path)
-                cJSON_AddItemToArray(a, cJSON_CreateString(path));
-            mc_free(path);
-        }
-        p += n + (p[n] == '\n');
-    }
-    if (o->search) {
-        const struct mc_search *s = o->search;
-
-        if (s->best >= 0) {
-            cJSON_AddStringToObject(m, "best", s->nodes[s->best].label);
-            cJSON_AddStringToObject(m, "critique",
-                                    s->nodes[s->best].critique
-                                        ? s->nodes[s->best].critique
-                                        : "");
-        }
-        a = cJSON_AddArrayToObject(m, "trajectory");
-        for (i = 0; a && i < s->n; i++) {
-            const struct mc_search_node *nd = &s->nodes[i];
-            cJSON *e = cJSON_CreateObject();
-
-            if (!e)
-                break;
-            cJSON_AddNumberToObject(e, "parent", nd->parent);
-            cJSON_AddStringToObject(e, "variant", nd->label);
-            cJSON_AddStringToObject(e, "verdict",
-                                    mc_verdict_name(nd->verdict));
-            cJSON_AddNumberToObject(e, "speedup", nd->speedup);
-            cJSON_AddBoolToObject(e, "confirmed", nd->confirmed);
-            cJSON_AddNumberToObject(e, "u", nd->u);
-            cJSON_AddStringToObject(e, "critique",
-                                    nd->critique ? nd->critique : "");
-            cJSON_AddItemToArray(a, e);
-        }
-    }
+    manifest_build(m, t, includes);
+    if (o->search)
+        manifest_trajectory(m, o->search);
     text = cJSON_Print(m);
     cJSON_Delete(m);
     return text;
@@ -349,217 +379,340 @@ auto_trim(struct mc_cache *c, const struct mc_conf *conf)
     mc_cache_items_release(&items);
 }
 
-int
-mc_cmd_optimize(int argc, char **argv)
+/*
+ * One run of the command, passed from step to step. A step returns
+ * STEP_NEXT to go on, STEP_HIT when the cache has the entry (on to the
+ * variant file), or the exit status when the command ends there.
+ */
+enum { STEP_NEXT = -1, STEP_HIT = -2 };
+
+struct run {
+    struct opts o;
+    struct mc_target_setup ts;  /* the target and its settings */
+    struct mc_target *t;        /* &ts.t */
+    const char *mode;           /* off, cache, verify, optimize, refresh */
+    int strict;                 /* MAXCODE_STRICT=1 */
+    char key[MC_KEY_HEX + 1];
+    struct mc_cache cache;
+    struct mc_buf vpath;        /* the variant file */
+    int lock;                   /* the key's lock, or -1 */
+    int store;                  /* the entry goes into the cache */
+    struct mc_entry e;          /* the entry, found or made */
+    struct mc_buf src;          /* the original's text */
+    const char *reason;         /* why the original is kept */
+    char why[2048];             /* the text of REASON, when made here */
+    struct mc_eval ev;          /* the executor, with the baseline */
+    int ev_ok, searchable;
+    struct mc_search search;
+    int search_ok;
+    const struct mc_search_node *best; /* the confirmed winner, or NULL */
+    struct outcome oc;
+    struct mc_stats d;          /* the counters this run adds */
+};
+
+static void
+run_init(struct run *r)
+{
+    struct outcome oc = {"original", "", 1, -1, 0, 0, NULL};
+
+    memset(r, 0, sizeof(*r));
+    r->t = &r->ts.t;
+    r->lock = -1;
+    r->store = 1;
+    r->reason = "no proposer";
+    r->oc = oc;
+    mc_entry_init(&r->e);
+    mc_buf_init(&r->vpath);
+    mc_buf_init(&r->src);
+}
+
+static void
+run_release(struct run *r)
+{
+    if (r->search_ok)
+        mc_search_release(&r->search);
+    if (r->ev_ok)
+        mc_eval_release(&r->ev);
+    if (r->lock >= 0)
+        mc_cache_unlock(r->lock);
+    mc_entry_release(&r->e);
+    mc_cache_release(&r->cache);
+    mc_target_setup_release(&r->ts);
+    mc_buf_release(&r->vpath);
+    mc_buf_release(&r->src);
+}
+
+/* The target, the mode (off prints SOURCE) and the build. */
+static int
+step_set_up(struct run *r, int argc, char **argv)
 {
     struct mc_err err = MC_ERR_INIT;
-    struct mc_target_setup ts;
-    struct mc_target *t = &ts.t;
-    struct mc_cache cache = {NULL};
-    struct mc_entry e;
-    struct mc_buf vpath = MC_BUF_INIT, src = MC_BUF_INIT;
-    struct mc_stats d;
-    struct opts o;
-    char key[MC_KEY_HEX + 1];
-    const char *mode, *reason = "no proposer";
-    char *manifest_text = NULL, why[2048];
-    struct mc_eval ev;
-    struct mc_search search;
-    struct outcome oc = {"original", "", 1, -1, 0, 0, NULL};
-    const struct mc_search_node *best = NULL;
-    double baseline = -1;
-    int status = 1, lock = -1, strict = 0, store = 1, rc, ev_ok = 0;
-    int searchable = 0, search_ok = 0;
+    int status;
 
-    rc = parse_opts(argc, argv, &o);
-    if (rc)
-        return rc;
-    memset(&d, 0, sizeof(d));
-    memset(&search, 0, sizeof(search));
-    mc_entry_init(&e);
-    status = mc_target_setup_load(&ts, argv[o.first_arg],
-                                  argv + o.first_arg + 1,
-                                  (size_t)(argc - o.first_arg - 1));
+    status = mc_target_setup_load(&r->ts, argv[r->o.first_arg],
+                                  argv + r->o.first_arg + 1,
+                                  (size_t)(argc - r->o.first_arg - 1));
     if (status)
-        goto out;
-    status = 1;
+        return status;
     /* MAXCODE_STRICT is no option: the target's settings have the same. */
-    strict = !strcmp(mc_conf_get(&t->conf, MC_SET_STRICT), "1");
-    if (o.mode && mc_conf_check(MC_SET_MODE, o.mode, "--mode", &err)) {
+    r->strict = !strcmp(mc_conf_get(&r->t->conf, MC_SET_STRICT), "1");
+    if (r->o.mode &&
+        mc_conf_check(MC_SET_MODE, r->o.mode, "--mode", &err)) {
         mc_error("%s", err.msg);
-        status = MC_EXIT_USAGE;
-        goto out;
+        return MC_EXIT_USAGE;
     }
-    mode = o.mode ? o.mode : mc_conf_get(&t->conf, MC_SET_MODE);
-    if (!strcmp(mode, "off")) {
-        printf("%s\n", t->source);
-        status = 0;
-        goto out;
+    r->mode = r->o.mode ? r->o.mode : mc_conf_get(&r->t->conf, MC_SET_MODE);
+    if (!strcmp(r->mode, "off")) {
+        printf("%s\n", r->t->source);
+        return 0;
     }
     /* The rules pass what make resolved; by hand, each may be given. */
-    status = mc_target_setup_build(&ts, &o.build);
-    if (status)
-        goto out;
-    status = 1;
-    if (mc_target_key(t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
+    status = mc_target_setup_build(&r->ts, &r->o.build);
+    return status ? status : STEP_NEXT;
+}
+
+/* The key (--key when the inputs changed since make's parse), the
+ * variant file's path and the key's lock, held to the end. */
+static int
+step_lock(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target *t = r->t;
+
+    if (mc_target_key(t, mc_log_get_level() == MC_LOG_VERBOSE, r->key,
+                      &err)) {
         mc_error("%s: %s", t->source, err.msg);
-        goto out;
+        return 1;
     }
-    if (o.key && strcmp(o.key, key)) {
+    if (r->o.key && strcmp(r->o.key, r->key)) {
         /* The inputs changed between make's parse and this recipe. Keep
          * the original for now; the next make run keys them afresh. */
         mc_info("%s: inputs changed while make ran; using the original",
                 t->source);
-        memcpy(key, o.key, sizeof(key));
-        store = 0;
-        reason = "inputs changed during the build";
+        memcpy(r->key, r->o.key, sizeof(r->key));
+        r->store = 0;
+        r->reason = "inputs changed during the build";
     }
-    if (mc_cache_init(&cache, mc_conf_get(&t->conf, MC_SET_CACHE_DIR), &err) ||
-        mc_variant_path(key, mc_target_name(t), &vpath)) {
+    if (mc_cache_init(&r->cache, mc_conf_get(&t->conf, MC_SET_CACHE_DIR),
+                      &err) ||
+        mc_variant_path(r->key, mc_target_name(t), &r->vpath)) {
         mc_error("out of memory");
-        goto out;
+        return 1;
     }
-    if (store && mc_cache_lock(&cache, key, &lock, &err)) {
+    if (r->store && mc_cache_lock(&r->cache, r->key, &r->lock, &err)) {
         mc_error("%s", err.msg);
-        store = 0;
+        r->store = 0;
     }
-    /* Another make may have stored this key while we waited. */
-    if (store && strcmp(mode, "refresh") &&
-        mc_cache_get(&cache, key, &e, NULL) == MC_OK &&
-        mc_entry_includes_valid(&e)) {
-        mc_verbose("%s: key %s is in the cache", t->source, key);
-        if (!strcmp(mode, "verify"))
-            verify_entry(t, cache.dir, &e);
-        goto materialize;
+    return STEP_NEXT;
+}
+
+/* Another make may have stored this key while we waited: a hit (checked
+ * again under MAXCODE_MODE=verify). A miss in mode cache is SOURCE. */
+static int
+step_look_up(struct run *r)
+{
+    if (r->store && strcmp(r->mode, "refresh") &&
+        mc_cache_get(&r->cache, r->key, &r->e, NULL) == MC_OK &&
+        mc_entry_includes_valid(&r->e)) {
+        mc_verbose("%s: key %s is in the cache", r->t->source, r->key);
+        if (!strcmp(r->mode, "verify"))
+            verify_entry(r->t, r->cache.dir, &r->e);
+        return STEP_HIT;
     }
-    mc_entry_release(&e);
-    mc_entry_init(&e);
-    if (!strcmp(mode, "cache")) {
+    mc_entry_release(&r->e);
+    mc_entry_init(&r->e);
+    if (!strcmp(r->mode, "cache")) {
         /* Never search; a miss is SOURCE itself. */
-        printf("%s\n", t->source);
-        status = 0;
-        goto out;
+        printf("%s\n", r->t->source);
+        return 0;
     }
-    if (!strcmp(mode, "verify")) {
+    if (!strcmp(r->mode, "verify")) {
         /* The entry went away since make looked: keep the original. */
-        store = 0;
-        reason = "the entry to verify is gone";
+        r->store = 0;
+        r->reason = "the entry to verify is gone";
     }
-    if (mc_file_read(t->source, &src, &err)) {
+    return STEP_NEXT;
+}
+
+/* The original's text and include files, then the baseline: the
+ * original built, checked and timed alone. Only what can be stored is
+ * searched. */
+static int
+step_baseline(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target *t = r->t;
+
+    if (mc_file_read(t->source, &r->src, &err)) {
         mc_error("cannot read '%s'", t->source);
-        goto out;
+        return 1;
     }
     mc_err_clear(&err);
-    if (store && record_includes(t, &e.includes, &err)) {
+    if (r->store && record_includes(t, &r->e.includes, &err)) {
         /* The compile of the original will say what is wrong. */
         mc_info("%s: %s; keeping the original", t->source, err.msg);
-        store = 0;
-        reason = "the original does not preprocess";
+        r->store = 0;
+        r->reason = "the original does not preprocess";
     }
-    if (store) {
-        /* The baseline: the original built, checked and timed alone. */
-        mc_err_clear(&err);
-        if (mc_eval_init(&ev, t, cache.dir, &err) ||
-            mc_eval_prepare(&ev, &err)) {
-            snprintf(why, sizeof(why), "cannot measure the original: %s",
-                     ev.why.len ? ev.why.s : err.msg);
-            reason = why;
-        } else {
-            baseline = ev.baseline_s;
-            searchable = 1;
-        }
-        ev_ok = 1;
-    }
-    if (searchable) {
-        struct mc_buf journal = MC_BUF_INIT;
-
-        mc_buf_addf(&journal, ".maxcode/%s/journal.jsonl", key);
-        if (!strcmp(mode, "refresh"))
-            unlink(journal.s);
-        mc_err_clear(&err);
-        if (mc_file_mkdirs_for(journal.s, &err) ||
-            mc_search_init(&search, t, &ev, key, journal.s, cache.dir,
-                           &err) ||
-            mc_search_run(&search, &err)) {
-            snprintf(why, sizeof(why), "the search failed: %s", err.msg);
-            reason = why;
-        } else if (search.final_speedup <= 0 && search.endpoint_failed &&
-                   !search.n) {
-            snprintf(why, sizeof(why), "%s", search.reason.s);
-            reason = why;
-        } else if (search.final_speedup > 0) {
-            oc.status = "optimized";
-            oc.speedup = search.final_speedup;
-            reason = "";
-            best = &search.nodes[search.best];
-        } else {
-            snprintf(why, sizeof(why), "%s", search.reason.s);
-            reason = why;
-        }
-        search_ok = 1;
-        if (search.endpoint_failed && !search.n) {
-            /* Nothing was learnt: not cached, so the next build tries
-             * the endpoint again. */
-            mc_info("%s: not cached; the next build tries the model again",
-                    t->source);
-            store = 0;
-        }
-        oc.candidates = search.n;
-        oc.correct = mc_search_correct(&search);
-        oc.search = &search;
-        mc_buf_release(&journal);
-    }
-    d.n[MC_STAT_SEARCHES] = 1;
-    d.n[best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
-    if (best)
-        mc_info("%s: optimized: %.2fx confirmed (%s)", t->source, oc.speedup,
-                best->label);
-    else
-        mc_info("%s: keeping the original (%s)", t->source, reason);
-    memcpy(e.key, key, sizeof(key));
-    e.created = (int64_t)time(NULL);
-    if (best)
-        mc_buf_add(&e.variant, best->code.s, best->code.len);
-    else
-        mc_buf_add(&e.variant, src.s, src.len);
-    oc.reason = reason;
-    oc.baseline = baseline;
-    manifest_text = manifest(t, key, &oc, &e.includes);
-    if (!manifest_text || mc_buf_adds(&e.manifest, manifest_text)) {
-        mc_error("out of memory");
-        goto out;
-    }
-    if (store) {
-        mc_err_clear(&err);
-        if (mc_cache_put(&cache, &e, &err))
-            mc_error("cannot store %s: %s", key, err.msg);
-        else
-            d.n[MC_STAT_STORES] = 1;
-    }
-    mc_cache_stats_add(&cache, &d, NULL);
-    if (d.n[MC_STAT_STORES])
-        auto_trim(&cache, &t->conf);
-materialize:
+    if (!r->store)
+        return STEP_NEXT;
     mc_err_clear(&err);
-    if (mc_variant_materialize(vpath.s, t->source, t->source_real, e.variant.s,
-                               e.variant.len, &err)) {
-        mc_error("%s", err.msg);
-        goto out;
+    if (mc_eval_init(&r->ev, t, r->cache.dir, &err) ||
+        mc_eval_prepare(&r->ev, &err)) {
+        snprintf(r->why, sizeof(r->why), "cannot measure the original: %s",
+                 r->ev.why.len ? r->ev.why.s : err.msg);
+        r->reason = r->why;
+    } else {
+        r->oc.baseline = r->ev.baseline_s;
+        r->searchable = 1;
     }
-    printf("%s\n", vpath.s);
-    status = strict && !store ? 1 : 0;
+    r->ev_ok = 1;
+    return STEP_NEXT;
+}
+
+/* The search, journaled in .maxcode/KEY/journal.jsonl (started afresh
+ * by mode refresh), and what it found. */
+static void
+run_search(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_search *s = &r->search;
+    struct mc_buf journal = MC_BUF_INIT;
+
+    mc_buf_addf(&journal, ".maxcode/%s/journal.jsonl", r->key);
+    if (!strcmp(r->mode, "refresh"))
+        unlink(journal.s);
+    if (mc_file_mkdirs_for(journal.s, &err) ||
+        mc_search_init(s, r->t, &r->ev, r->key, journal.s, r->cache.dir,
+                       &err) ||
+        mc_search_run(s, &err)) {
+        snprintf(r->why, sizeof(r->why), "the search failed: %s", err.msg);
+        r->reason = r->why;
+    } else if (s->final_speedup <= 0 && s->endpoint_failed && !s->n) {
+        snprintf(r->why, sizeof(r->why), "%s", s->reason.s);
+        r->reason = r->why;
+    } else if (s->final_speedup > 0) {
+        r->oc.status = "optimized";
+        r->oc.speedup = s->final_speedup;
+        r->reason = "";
+        r->best = &s->nodes[s->best];
+    } else {
+        snprintf(r->why, sizeof(r->why), "%s", s->reason.s);
+        r->reason = r->why;
+    }
+    r->search_ok = 1;
+    if (s->endpoint_failed && !s->n) {
+        /* Nothing was learnt: not cached, so the next build tries
+         * the endpoint again. */
+        mc_info("%s: not cached; the next build tries the model again",
+                r->t->source);
+        r->store = 0;
+    }
+    r->oc.candidates = s->n;
+    r->oc.correct = mc_search_correct(s);
+    r->oc.search = s;
+    mc_buf_release(&journal);
+}
+
+/* Search when the baseline allows, and say what was decided. */
+static int
+step_search(struct run *r)
+{
+    if (r->searchable)
+        run_search(r);
+    r->d.n[MC_STAT_SEARCHES] = 1;
+    r->d.n[r->best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
+    if (r->best)
+        mc_info("%s: optimized: %.2fx confirmed (%s)", r->t->source,
+                r->oc.speedup, r->best->label);
+    else
+        mc_info("%s: keeping the original (%s)", r->t->source, r->reason);
+    return STEP_NEXT;
+}
+
+/* The entry: the winner's code or the original's, and its manifest. */
+static int
+step_manifest(struct run *r)
+{
+    char *text;
+    int status = STEP_NEXT;
+
+    memcpy(r->e.key, r->key, sizeof(r->key));
+    r->e.created = (int64_t)time(NULL);
+    if (r->best)
+        mc_buf_add(&r->e.variant, r->best->code.s, r->best->code.len);
+    else
+        mc_buf_add(&r->e.variant, r->src.s, r->src.len);
+    r->oc.reason = r->reason;
+    text = manifest(r->t, r->key, &r->oc, &r->e.includes);
+    if (!text || mc_buf_adds(&r->e.manifest, text)) {
+        mc_error("out of memory");
+        status = 1;
+    }
+    cJSON_free(text);
+    return status;
+}
+
+/* Into the cache, unless the original is kept uncached; the counters;
+ * a trim when the cache has grown past MAXCODE_MAX_SIZE. */
+static int
+step_store(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (r->store) {
+        if (mc_cache_put(&r->cache, &r->e, &err))
+            mc_error("cannot store %s: %s", r->key, err.msg);
+        else
+            r->d.n[MC_STAT_STORES] = 1;
+    }
+    mc_cache_stats_add(&r->cache, &r->d, NULL);
+    if (r->d.n[MC_STAT_STORES])
+        auto_trim(&r->cache, &r->t->conf);
+    return STEP_NEXT;
+}
+
+/* The variant file, whose path is the command's output. */
+static int
+step_materialize(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (mc_variant_materialize(r->vpath.s, r->t->source, r->t->source_real,
+                               r->e.variant.s, r->e.variant.len, &err)) {
+        mc_error("%s", err.msg);
+        return 1;
+    }
+    printf("%s\n", r->vpath.s);
+    return r->strict && !r->store ? 1 : 0;
+}
+
+int
+mc_cmd_optimize(int argc, char **argv)
+{
+    struct run r;
+    int status;
+
+    run_init(&r);
+    status = parse_opts(argc, argv, &r.o);
+    if (status)
+        goto out;
+    status = step_set_up(&r, argc, argv);
+    if (status == STEP_NEXT)
+        status = step_lock(&r);
+    if (status == STEP_NEXT)
+        status = step_look_up(&r);
+    if (status == STEP_NEXT)
+        status = step_baseline(&r);
+    if (status == STEP_NEXT)
+        status = step_search(&r);
+    if (status == STEP_NEXT)
+        status = step_manifest(&r);
+    if (status == STEP_NEXT)
+        status = step_store(&r);
+    if (status == STEP_NEXT || status == STEP_HIT)
+        status = step_materialize(&r);
 out:
-    if (search_ok)
-        mc_search_release(&search);
-    if (ev_ok)
-        mc_eval_release(&ev);
-    if (lock >= 0)
-        mc_cache_unlock(lock);
-    cJSON_free(manifest_text);
-    mc_entry_release(&e);
-    mc_cache_release(&cache);
-    mc_target_setup_release(&ts);
-    mc_buf_release(&vpath);
-    mc_buf_release(&src);
+    run_release(&r);
     return status;
 }
