@@ -3,8 +3,9 @@
  * cmd_eval.c: `maxcode eval SOURCE CANDIDATE [KEY=VALUE...] [--json]`
  * judges one candidate file against SOURCE with the executor and prints
  * its feedback record (DESIGN 1.7). Options as for `maxcode optimize`:
- * --cc, --flags, --ld, --ldflags, --ldlibs; --no-time skips the timing. Exit status: 0 the
- * candidate is correct, 3 it is not, 1 it could not be judged, 2 usage.
+ * --cc, --flags, --ld, --ldflags, --ldlibs; --no-time skips the timing.
+ * Exit status: 0 the candidate is correct, 3 it is not, 1 it could not be
+ * judged, 2 usage.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -15,19 +16,11 @@
 #include "file.h"
 #include "log.h"
 #include "target.h"
+#include "target_setup.h"
 
 #include <cjson/cJSON.h>
 
 #define EXIT_NOT_CORRECT 3
-
-static char *
-env_var(const char *name, void *ctx)
-{
-    const char *v = getenv(name);
-
-    (void)ctx;
-    return v ? mc_strdup(v) : NULL;
-}
 
 static void
 print_human(const char *source, const char *cand,
@@ -53,19 +46,39 @@ print_human(const char *source, const char *cand,
     printf("sandbox:    %s\n", fb->sandbox);
 }
 
+/* Print fb as --json asks, or for a person. Returns the exit status. */
+static int
+print_feedback(const char *source, const char *cand,
+               const struct mc_feedback *fb, int json)
+{
+    char *text;
+
+    if (!json) {
+        print_human(source, cand, fb);
+        return 0;
+    }
+    text = mc_feedback_json(fb);
+    if (!text) {
+        mc_error("out of memory");
+        return 1;
+    }
+    printf("%s\n", text);
+    cJSON_free(text);
+    return 0;
+}
+
 int
 mc_cmd_eval(int argc, char **argv)
 {
     struct mc_err err = MC_ERR_INIT;
-    struct mc_conf conf;
-    struct mc_target t;
+    struct mc_target_setup ts;
+    struct mc_target_setup_build b = {NULL, NULL, NULL, NULL, NULL};
     struct mc_eval ev;
     struct mc_feedback fb;
     struct mc_buf cand = MC_BUF_INIT;
     struct mc_strv opts = MC_STRV_INIT;
-    const char *source = NULL, *cfile = NULL, *cc = NULL, *flags = NULL;
-    const char *ld = NULL, *ldflags = NULL, *ldlibs = NULL;
-    int json = 0, time_it = 1, status = 1, ev_ok = 0, from_db, i;
+    const char *source = NULL, *cfile = NULL;
+    int json = 0, time_it = 1, status = 1, ev_ok = 0, i;
 
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
@@ -73,15 +86,15 @@ mc_cmd_eval(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-time"))
             time_it = 0;
         else if (!strcmp(argv[i], "--cc") && i + 1 < argc)
-            cc = argv[++i];
+            b.cc = argv[++i];
         else if (!strcmp(argv[i], "--flags") && i + 1 < argc)
-            flags = argv[++i];
+            b.flags = argv[++i];
         else if (!strcmp(argv[i], "--ld") && i + 1 < argc)
-            ld = argv[++i];
+            b.ld = argv[++i];
         else if (!strcmp(argv[i], "--ldflags") && i + 1 < argc)
-            ldflags = argv[++i];
+            b.ldflags = argv[++i];
         else if (!strcmp(argv[i], "--ldlibs") && i + 1 < argc)
-            ldlibs = argv[++i];
+            b.ldlibs = argv[++i];
         else if (argv[i][0] == '-')
             return mc_usage_error("eval: unknown option '%s'", argv[i]);
         else if (!source)
@@ -96,69 +109,42 @@ mc_cmd_eval(int argc, char **argv)
         return mc_usage_error("eval: expected SOURCE CANDIDATE "
                               "[KEY=VALUE...]");
     }
-    memset(&t, 0, sizeof(t));
     mc_feedback_init(&fb);
-    if (mc_conf_load(&conf, NULL, NULL, &err)) {
-        mc_error("%s", err.msg);
-        mc_strv_release(&opts);
-        return 1;
-    }
-    if (mc_target_parse_marked(&t, source, opts.v, opts.n, &conf, &err)) {
-        mc_error("%s: %s", source, err.msg);
-        status = MC_EXIT_USAGE;
+    status = mc_target_setup_load(&ts, source, opts.v, opts.n);
+    if (status)
         goto out;
-    }
-    {
-        enum mc_log_level level;
-        if (!mc_log_parse_level(mc_conf_get(&t.conf, MC_SET_LOG), &level))
-            mc_log_set_level(level);
-    }
+    status = 1;
     if (mc_file_read(cfile, &cand, &err)) {
         mc_error("cannot read candidate '%s'%s%s", cfile,
                  err.msg[0] ? ": " : "", err.msg);
         goto out;
     }
-    if (mc_target_resolve_build(&t, env_var, NULL, &from_db, &err)) {
-        mc_error("%s: %s", source, err.msg);
+    status = mc_target_setup_build(&ts, &b);
+    if (status)
         goto out;
-    }
-    if (mc_target_override_build(&t, cc, flags, ld, ldflags, ldlibs,
-                                 &err)) {
-        mc_error("%s", err.msg);
-        status = err.code == MC_ENOMEM ? 1 : MC_EXIT_USAGE;
-        goto out;
-    }
-    if (mc_eval_init(&ev, &t, mc_conf_get(&t.conf, MC_SET_CACHE_DIR), &err)) {
+    status = 1;
+    if (mc_eval_init(&ev, &ts.t, mc_conf_get(&ts.t.conf, MC_SET_CACHE_DIR),
+                     &err)) {
         mc_error("%s", err.msg);
         goto out;
     }
     ev_ok = 1;
     /* A hand-written candidate is untrusted: sanitizers unless told. */
     if (mc_eval_candidate(&ev, cand.s, cand.len,
-                          strcmp(mc_target_get(&t, MC_OPT_SANITIZE), "0"),
+                          strcmp(mc_target_get(&ts.t, MC_OPT_SANITIZE), "0"),
                           time_it, &fb, &err)) {
         mc_error("%s: cannot judge: %s", source,
                  ev.why.len ? ev.why.s : err.msg);
         goto out;
     }
-    if (json) {
-        char *text = mc_feedback_json(&fb);
-        if (!text) {
-            mc_error("out of memory");
-            goto out;
-        }
-        printf("%s\n", text);
-        cJSON_free(text);
-    } else {
-        print_human(source, cfile, &fb);
-    }
-    status = fb.correct ? 0 : EXIT_NOT_CORRECT;
+    status = print_feedback(source, cfile, &fb, json);
+    if (!status && !fb.correct)
+        status = EXIT_NOT_CORRECT;
 out:
     if (ev_ok)
         mc_eval_release(&ev);
     mc_feedback_release(&fb);
-    mc_target_release(&t);
-    mc_conf_release(&conf);
+    mc_target_setup_release(&ts);
     mc_buf_release(&cand);
     mc_strv_release(&opts);
     return status;

@@ -1,0 +1,718 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_optimize.c: `maxcode optimize`, the recipe of the rules the plugin
+ * emits (and usable by hand). It runs in named steps: set up the target,
+ * lock its key, look it up again (another make may have finished the same
+ * key), measure the original (the baseline, after recording the source's
+ * include files), search (search.h: the proposers, the executor and the
+ * strategy), write the manifest, store the entry and write the variant
+ * file. When no candidate is confirmed faster, the entry keeps the
+ * original, and its manifest says why.
+ *
+ * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS] [--ld LD]
+ *                         [--ldflags LDFLAGS] [--ldlibs LDLIBS]
+ *                         [--mode MODE] [--] SOURCE [KEY=VALUE...]
+ * The compiler and flags come from --cc and --flags, else from the
+ * compile DB or the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS)
+ * and the cflags option; the link driver and flags from --ld, --ldflags
+ * and --ldlibs, else from CXX (when a link file is C++), LDFLAGS and
+ * LDLIBS. MODE (default MAXCODE_MODE): off prints SOURCE;
+ * cache prints the variant on a hit and SOURCE on a miss, never
+ * searching; verify re-checks a hit; optimize searches on a miss; refresh
+ * searches again. The path to compile is printed on stdout. A failure
+ * keeps the original: the exit status is 0 unless MAXCODE_STRICT=1.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "cache.h"
+#include "commands.h"
+#include "conf.h"
+#include "eval.h"
+#include "search.h"
+#include "file.h"
+#include "flags.h"
+#include "hash.h"
+#include "log.h"
+#include "prompt.h"
+#include "spawn.h"
+#include "target.h"
+#include "target_setup.h"
+#include "variant.h"
+
+#include <cjson/cJSON.h>
+#include <time.h>
+
+struct opts {
+    const char *key, *mode;
+    struct mc_target_setup_build build; /* --cc, --flags, ... */
+    int first_arg; /* index of SOURCE in argv */
+};
+
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+    int i;
+
+    memset(o, 0, sizeof(*o));
+    for (i = 1; i < argc; i++) {
+        const char **dst = NULL;
+
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        }
+        if (argv[i][0] != '-')
+            break;
+        if (!strcmp(argv[i], "--key"))
+            dst = &o->key;
+        else if (!strcmp(argv[i], "--cc"))
+            dst = &o->build.cc;
+        else if (!strcmp(argv[i], "--flags"))
+            dst = &o->build.flags;
+        else if (!strcmp(argv[i], "--ld"))
+            dst = &o->build.ld;
+        else if (!strcmp(argv[i], "--ldflags"))
+            dst = &o->build.ldflags;
+        else if (!strcmp(argv[i], "--ldlibs"))
+            dst = &o->build.ldlibs;
+        else if (!strcmp(argv[i], "--mode"))
+            dst = &o->mode;
+        else
+            return mc_usage_error("optimize: unknown option '%s'", argv[i]);
+        if (i + 1 >= argc)
+            return mc_usage_error("optimize: %s needs a value", argv[i]);
+        *dst = argv[++i];
+    }
+    if (i >= argc)
+        return mc_usage_error("optimize: missing SOURCE");
+    if (o->key && !mc_is_key(o->key))
+        return mc_usage_error("optimize: --key '%s' is not a key", o->key);
+    o->first_arg = i;
+    return 0;
+}
+
+/*
+ * The include files of T (from the compiler's -MM), each with its hash,
+ * as "HASH PATH\n" lines in OUT. System headers are left out: the
+ * compiler identity stands for them.
+ */
+static enum mc_code
+record_includes(const struct mc_target *t, struct mc_buf *out,
+                struct mc_err *err)
+{
+    struct mc_spawn_opts so = {.timeout_s = 120};
+    struct mc_spawn_result r;
+    struct mc_strv argv = MC_STRV_INIT, deps = MC_STRV_INIT;
+    struct mc_buf word = MC_BUF_INIT;
+    enum mc_code rc;
+    const char *p;
+    size_t i;
+
+    mc_spawn_result_init(&r);
+    rc = mc_shell_split(t->compiler, &argv, err);
+    if (!rc && !argv.n)
+        rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
+    if (!rc && (mc_flags_for_build(&t->flags, NULL, &argv) ||
+                mc_strv_push(&argv, "-MM") ||
+                mc_strv_push(&argv, t->source)))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (!rc)
+        rc = mc_spawn(argv.v, &so, &r, err);
+    if (rc)
+        goto out;
+    if (!r.exited || r.status) {
+        mc_buf_rtrim(&r.err);
+        rc = mc_err_set(err, MC_EINVAL, "'%s -MM %s' failed: %.160s",
+                        argv.v[0], t->source, r.err.s);
+        goto out;
+    }
+    /* "obj.o: src/a.c src/b.h \\\n src/c.h"; "\ " escapes a space. */
+    p = strchr(r.out.s, ':');
+    for (p = p ? p + 1 : r.out.s; *p; p++) {
+        if (*p == '\\' && (p[1] == '\n' || p[1] == ' ')) {
+            if (p[1] == ' ')
+                mc_buf_addc(&word, ' ');
+            p++;
+            continue;
+        }
+        if (*p == ' ' || *p == '\n' || *p == '\t') {
+            if (word.len && mc_strv_push(&deps, word.s))
+                goto oom;
+            mc_buf_reset(&word);
+            continue;
+        }
+        mc_buf_addc(&word, *p);
+    }
+    if (word.len && mc_strv_push(&deps, word.s))
+        goto oom;
+    for (i = 0; i < deps.n; i++) {
+        char hex[MC_KEY_HEX + 1];
+
+        if (!strcmp(deps.v[i], t->source))
+            continue;
+        if (mc_hash_file_hex(deps.v[i], hex, NULL))
+            continue; /* gone already: the next lookup misses anyway */
+        mc_buf_addf(out, "%s %s\n", hex, deps.v[i]);
+    }
+    if (mc_buf_status(out) || mc_buf_status(&word))
+        goto oom;
+    goto out;
+oom:
+    rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+out:
+    mc_spawn_result_release(&r);
+    mc_strv_release(&argv);
+    mc_strv_release(&deps);
+    mc_buf_release(&word);
+    return rc;
+}
+
+/* What a manifest says about the search. */
+struct outcome {
+    const char *status;      /* "optimized" or "original" */
+    const char *reason;      /* why the original ("" when optimized) */
+    double speedup;          /* confirmed; 1 for the original */
+    double baseline;         /* seconds of the original, < 0: unknown */
+    size_t candidates, correct;
+    const struct mc_search *search; /* or NULL */
+};
+
+/* The manifest's model usage: requests, tokens and cost, in all and per
+ * model, when the model wrote the variants; zeros otherwise. */
+static void
+manifest_usage(cJSON *m, const struct mc_search *s)
+{
+    const struct mc_llm *l;
+    cJSON *obj;
+    size_t i;
+
+    if (!s || !s->use_llm) {
+        cJSON_AddNumberToObject(m, "llm_requests", 0);
+        cJSON_AddNumberToObject(m, "tokens_in", 0);
+        cJSON_AddNumberToObject(m, "tokens_out", 0);
+        cJSON_AddNumberToObject(m, "cost", 0);
+        return;
+    }
+    l = &s->llm;
+    cJSON_AddNumberToObject(m, "llm_requests", (double)l->total.requests);
+    cJSON_AddNumberToObject(m, "tokens_in", (double)l->total.tokens_in);
+    cJSON_AddNumberToObject(m, "tokens_out", (double)l->total.tokens_out);
+    cJSON_AddNumberToObject(m, "cost", l->total.cost);
+    cJSON_AddStringToObject(m, "critic_model", s->critic_model);
+    cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
+    obj = cJSON_AddObjectToObject(m, "usage");
+    for (i = 0; obj && i < l->n_models; i++) {
+        cJSON *u = cJSON_AddObjectToObject(obj, l->models[i].model);
+        if (!u)
+            break;
+        cJSON_AddNumberToObject(u, "requests",
+                                (double)l->models[i].u.requests);
+        cJSON_AddNumberToObject(u, "tokens_in",
+                                (double)l->models[i].u.tokens_in);
+        cJSON_AddNumberToObject(u, "tokens_out",
+                                (double)l->models[i].u.tokens_out);
+        cJSON_AddNumberToObject(u, "cost", l->models[i].u.cost);
+    }
+}
+
+/* The manifest's build: compiler, flags, options and the include files
+ * (the paths of INCLUDES' "HASH PATH" lines). */
+static void
+manifest_build(cJSON *m, const struct mc_target *t,
+               const struct mc_buf *includes)
+{
+    cJSON *a, *obj;
+    const char *p;
+    size_t i;
+
+    cJSON_AddStringToObject(m, "compiler", t->compiler);
+    a = cJSON_AddArrayToObject(m, "flags");
+    for (i = 0; a && i < t->flags.n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(t->flags.v[i]));
+    obj = cJSON_AddObjectToObject(m, "options");
+    for (i = 0; obj && i < MC_OPT__COUNT; i++)
+        cJSON_AddStringToObject(obj, mc_target_opt_name((enum mc_opt)i),
+                                mc_target_get(t, (enum mc_opt)i));
+    a = cJSON_AddArrayToObject(m, "includes");
+    for (p = includes->s; a && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > MC_KEY_HEX + 1) {
+            char *path = mc_strndup(p + MC_KEY_HEX + 1, n - MC_KEY_HEX - 1);
+            if (path)
+                cJSON_AddItemToArray(a, cJSON_CreateString(path));
+            mc_free(path);
+        }
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* The manifest's search: the best variant with its critique, and the
+ * trajectory, one object per candidate. */
+static void
+manifest_trajectory(cJSON *m, const struct mc_search *s)
+{
+    cJSON *a;
+    size_t i;
+
+    if (s->best >= 0) {
+        cJSON_AddStringToObject(m, "best", s->nodes[s->best].label);
+        cJSON_AddStringToObject(m, "critique",
+                                s->nodes[s->best].critique
+                                    ? s->nodes[s->best].critique
+                                    : "");
+    }
+    a = cJSON_AddArrayToObject(m, "trajectory");
+    for (i = 0; a && i < s->n; i++) {
+        const struct mc_search_node *nd = &s->nodes[i];
+        cJSON *e = cJSON_CreateObject();
+
+        if (!e)
+            break;
+        cJSON_AddNumberToObject(e, "parent", nd->parent);
+        cJSON_AddStringToObject(e, "variant", nd->label);
+        cJSON_AddStringToObject(e, "verdict", mc_verdict_name(nd->verdict));
+        cJSON_AddNumberToObject(e, "speedup", nd->speedup);
+        cJSON_AddBoolToObject(e, "confirmed", nd->confirmed);
+        cJSON_AddNumberToObject(e, "u", nd->u);
+        cJSON_AddStringToObject(e, "critique",
+                                nd->critique ? nd->critique : "");
+        cJSON_AddItemToArray(a, e);
+    }
+}
+
+/* The manifest (DESIGN 1.6) of an entry; the caller frees it with
+ * cJSON_free(). The members' order is the one doc/internals/cache.md
+ * lists. */
+static char *
+manifest(const struct mc_target *t, const char *key, const struct outcome *o,
+         const struct mc_buf *includes)
+{
+    cJSON *m = cJSON_CreateObject();
+    char created[32], *text = NULL;
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (!m)
+        return NULL;
+    gmtime_r(&now, &tm);
+    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON_AddStringToObject(m, "key", key);
+    cJSON_AddStringToObject(m, "source", t->source);
+    cJSON_AddStringToObject(m, "source_path", t->source_real);
+    cJSON_AddStringToObject(m, "status", o->status);
+    cJSON_AddStringToObject(m, "reason", o->reason);
+    cJSON_AddNumberToObject(m, "speedup", o->speedup);
+    if (o->baseline >= 0) {
+        cJSON_AddNumberToObject(m, "baseline_seconds", o->baseline);
+        cJSON_AddNumberToObject(m, "best_seconds",
+                                o->baseline / o->speedup);
+    } else {
+        cJSON_AddNullToObject(m, "baseline_seconds");
+        cJSON_AddNullToObject(m, "best_seconds");
+    }
+    cJSON_AddStringToObject(m, "metric", mc_target_get(t, MC_OPT_METRIC));
+    cJSON_AddNumberToObject(m, "candidates", (double)o->candidates);
+    cJSON_AddNumberToObject(m, "correct_candidates", (double)o->correct);
+    cJSON_AddStringToObject(m, "strategy", mc_target_get(t, MC_OPT_STRATEGY));
+    cJSON_AddStringToObject(m, "proposer", mc_target_proposer(t));
+    cJSON_AddStringToObject(m, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
+    manifest_usage(m, o->search);
+    cJSON_AddStringToObject(m, "created", created);
+    cJSON_AddStringToObject(m, "maxcode_version", PACKAGE_VERSION);
+    manifest_build(m, t, includes);
+    if (o->search)
+        manifest_trajectory(m, o->search);
+    text = cJSON_Print(m);
+    cJSON_Delete(m);
+    return text;
+}
+
+/*
+ * MAXCODE_MODE=verify: re-check the cached variant E with the executor
+ * before it is used. A variant that is the original needs no check; one
+ * that fails is replaced, in E, by the original.
+ */
+static void
+verify_entry(struct mc_target *t, const char *cache_dir, struct mc_entry *e)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_feedback fb;
+    struct mc_eval ev;
+    int ok = 0;
+
+    if (e->variant.len == t->text.len &&
+        !memcmp(e->variant.s, t->text.s, t->text.len))
+        return;
+    mc_feedback_init(&fb);
+    if (mc_eval_init(&ev, t, cache_dir, &err) == MC_OK &&
+        mc_eval_candidate(&ev, e->variant.s, e->variant.len,
+                          strcmp(mc_target_get(t, MC_OPT_SANITIZE), "0"), 0,
+                          &fb, &err) == MC_OK)
+        ok = fb.correct;
+    mc_eval_release(&ev);
+    if (ok) {
+        mc_info("%s: cached variant %s verified", t->source, e->key);
+    } else {
+        mc_info("%s: cached variant %s failed verification (%s); using the "
+                "original", t->source, e->key,
+                err.code ? err.msg : fb.detail.s);
+        mc_buf_reset(&e->variant);
+        mc_buf_add(&e->variant, t->text.s, t->text.len);
+    }
+    mc_feedback_release(&fb);
+}
+
+/* Trim the cache when it has grown past MAXCODE_MAX_SIZE: down to 90%,
+ * so that not every store trims. */
+static void
+auto_trim(struct mc_cache *c, const struct mc_conf *conf)
+{
+    struct mc_cache_items items;
+    unsigned long long max = 0;
+
+    if (mc_conf_parse_size(mc_conf_get(conf, MC_SET_MAX_SIZE), &max) ||
+        mc_cache_scan(c, &items, NULL))
+        return;
+    if (items.total > max)
+        mc_cache_trim(c, max / 10 * 9, NULL, NULL);
+    mc_cache_items_release(&items);
+}
+
+/*
+ * One run of the command, passed from step to step. A step returns
+ * STEP_NEXT to go on, STEP_HIT when the cache has the entry (on to the
+ * variant file), or the exit status when the command ends there.
+ */
+enum { STEP_NEXT = -1, STEP_HIT = -2 };
+
+struct run {
+    struct opts o;
+    struct mc_target_setup ts;  /* the target and its settings */
+    struct mc_target *t;        /* &ts.t */
+    const char *mode;           /* off, cache, verify, optimize, refresh */
+    int strict;                 /* MAXCODE_STRICT=1 */
+    char key[MC_KEY_HEX + 1];
+    struct mc_cache cache;
+    struct mc_buf vpath;        /* the variant file */
+    int lock;                   /* the key's lock, or -1 */
+    int store;                  /* the entry goes into the cache */
+    struct mc_entry e;          /* the entry, found or made */
+    struct mc_buf src;          /* the original's text */
+    const char *reason;         /* why the original is kept */
+    char why[2048];             /* the text of REASON, when made here */
+    struct mc_eval ev;          /* the executor, with the baseline */
+    int ev_ok, searchable;
+    struct mc_search search;
+    int search_ok;
+    const struct mc_search_node *best; /* the confirmed winner, or NULL */
+    struct outcome oc;
+    struct mc_stats d;          /* the counters this run adds */
+};
+
+static void
+run_init(struct run *r)
+{
+    struct outcome oc = {"original", "", 1, -1, 0, 0, NULL};
+
+    memset(r, 0, sizeof(*r));
+    r->t = &r->ts.t;
+    r->lock = -1;
+    r->store = 1;
+    r->reason = "no proposer";
+    r->oc = oc;
+    mc_entry_init(&r->e);
+    mc_buf_init(&r->vpath);
+    mc_buf_init(&r->src);
+}
+
+static void
+run_release(struct run *r)
+{
+    if (r->search_ok)
+        mc_search_release(&r->search);
+    if (r->ev_ok)
+        mc_eval_release(&r->ev);
+    if (r->lock >= 0)
+        mc_cache_unlock(r->lock);
+    mc_entry_release(&r->e);
+    mc_cache_release(&r->cache);
+    mc_target_setup_release(&r->ts);
+    mc_buf_release(&r->vpath);
+    mc_buf_release(&r->src);
+}
+
+/* The target, the mode (off prints SOURCE) and the build. */
+static int
+step_set_up(struct run *r, int argc, char **argv)
+{
+    struct mc_err err = MC_ERR_INIT;
+    int status;
+
+    status = mc_target_setup_load(&r->ts, argv[r->o.first_arg],
+                                  argv + r->o.first_arg + 1,
+                                  (size_t)(argc - r->o.first_arg - 1));
+    if (status)
+        return status;
+    /* MAXCODE_STRICT is no option: the target's settings have the same. */
+    r->strict = !strcmp(mc_conf_get(&r->t->conf, MC_SET_STRICT), "1");
+    if (r->o.mode &&
+        mc_conf_check(MC_SET_MODE, r->o.mode, "--mode", &err)) {
+        mc_error("%s", err.msg);
+        return MC_EXIT_USAGE;
+    }
+    r->mode = r->o.mode ? r->o.mode : mc_conf_get(&r->t->conf, MC_SET_MODE);
+    if (!strcmp(r->mode, "off")) {
+        printf("%s\n", r->t->source);
+        return 0;
+    }
+    /* The rules pass what make resolved; by hand, each may be given. */
+    status = mc_target_setup_build(&r->ts, &r->o.build);
+    return status ? status : STEP_NEXT;
+}
+
+/* The key (--key when the inputs changed since make's parse), the
+ * variant file's path and the key's lock, held to the end. */
+static int
+step_lock(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target *t = r->t;
+
+    if (mc_target_key(t, mc_log_get_level() == MC_LOG_VERBOSE, r->key,
+                      &err)) {
+        mc_error("%s: %s", t->source, err.msg);
+        return 1;
+    }
+    if (r->o.key && strcmp(r->o.key, r->key)) {
+        /* The inputs changed between make's parse and this recipe. Keep
+         * the original for now; the next make run keys them afresh. */
+        mc_info("%s: inputs changed while make ran; using the original",
+                t->source);
+        memcpy(r->key, r->o.key, sizeof(r->key));
+        r->store = 0;
+        r->reason = "inputs changed during the build";
+    }
+    if (mc_cache_init(&r->cache, mc_conf_get(&t->conf, MC_SET_CACHE_DIR),
+                      &err) ||
+        mc_variant_path(r->key, mc_target_name(t), &r->vpath)) {
+        mc_error("out of memory");
+        return 1;
+    }
+    if (r->store && mc_cache_lock(&r->cache, r->key, &r->lock, &err)) {
+        mc_error("%s", err.msg);
+        r->store = 0;
+    }
+    return STEP_NEXT;
+}
+
+/* Another make may have stored this key while we waited: a hit (checked
+ * again under MAXCODE_MODE=verify). A miss in mode cache is SOURCE. */
+static int
+step_look_up(struct run *r)
+{
+    if (r->store && strcmp(r->mode, "refresh") &&
+        mc_cache_get(&r->cache, r->key, &r->e, NULL) == MC_OK &&
+        mc_entry_includes_valid(&r->e)) {
+        mc_verbose("%s: key %s is in the cache", r->t->source, r->key);
+        if (!strcmp(r->mode, "verify"))
+            verify_entry(r->t, r->cache.dir, &r->e);
+        return STEP_HIT;
+    }
+    mc_entry_release(&r->e);
+    mc_entry_init(&r->e);
+    if (!strcmp(r->mode, "cache")) {
+        /* Never search; a miss is SOURCE itself. */
+        printf("%s\n", r->t->source);
+        return 0;
+    }
+    if (!strcmp(r->mode, "verify")) {
+        /* The entry went away since make looked: keep the original. */
+        r->store = 0;
+        r->reason = "the entry to verify is gone";
+    }
+    return STEP_NEXT;
+}
+
+/* The original's text and include files, then the baseline: the
+ * original built, checked and timed alone. Only what can be stored is
+ * searched. */
+static int
+step_baseline(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target *t = r->t;
+
+    if (mc_file_read(t->source, &r->src, &err)) {
+        mc_error("cannot read '%s'", t->source);
+        return 1;
+    }
+    mc_err_clear(&err);
+    if (r->store && record_includes(t, &r->e.includes, &err)) {
+        /* The compile of the original will say what is wrong. */
+        mc_info("%s: %s; keeping the original", t->source, err.msg);
+        r->store = 0;
+        r->reason = "the original does not preprocess";
+    }
+    if (!r->store)
+        return STEP_NEXT;
+    mc_err_clear(&err);
+    if (mc_eval_init(&r->ev, t, r->cache.dir, &err) ||
+        mc_eval_prepare(&r->ev, &err)) {
+        snprintf(r->why, sizeof(r->why), "cannot measure the original: %s",
+                 r->ev.why.len ? r->ev.why.s : err.msg);
+        r->reason = r->why;
+    } else {
+        r->oc.baseline = r->ev.baseline_s;
+        r->searchable = 1;
+    }
+    r->ev_ok = 1;
+    return STEP_NEXT;
+}
+
+/* The search, journaled in .maxcode/KEY/journal.jsonl (started afresh
+ * by mode refresh), and what it found. */
+static void
+run_search(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_search *s = &r->search;
+    struct mc_buf journal = MC_BUF_INIT;
+
+    mc_buf_addf(&journal, ".maxcode/%s/journal.jsonl", r->key);
+    if (!strcmp(r->mode, "refresh"))
+        unlink(journal.s);
+    if (mc_file_mkdirs_for(journal.s, &err) ||
+        mc_search_init(s, r->t, &r->ev, r->key, journal.s, r->cache.dir,
+                       &err) ||
+        mc_search_run(s, &err)) {
+        snprintf(r->why, sizeof(r->why), "the search failed: %s", err.msg);
+        r->reason = r->why;
+    } else if (s->final_speedup <= 0 && s->endpoint_failed && !s->n) {
+        snprintf(r->why, sizeof(r->why), "%s", s->reason.s);
+        r->reason = r->why;
+    } else if (s->final_speedup > 0) {
+        r->oc.status = "optimized";
+        r->oc.speedup = s->final_speedup;
+        r->reason = "";
+        r->best = &s->nodes[s->best];
+    } else {
+        snprintf(r->why, sizeof(r->why), "%s", s->reason.s);
+        r->reason = r->why;
+    }
+    r->search_ok = 1;
+    if (s->endpoint_failed && !s->n) {
+        /* Nothing was learnt: not cached, so the next build tries
+         * the endpoint again. */
+        mc_info("%s: not cached; the next build tries the model again",
+                r->t->source);
+        r->store = 0;
+    }
+    r->oc.candidates = s->n;
+    r->oc.correct = mc_search_correct(s);
+    r->oc.search = s;
+    mc_buf_release(&journal);
+}
+
+/* Search when the baseline allows, and say what was decided. */
+static int
+step_search(struct run *r)
+{
+    if (r->searchable)
+        run_search(r);
+    r->d.n[MC_STAT_SEARCHES] = 1;
+    r->d.n[r->best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
+    if (r->best)
+        mc_info("%s: optimized: %.2fx confirmed (%s)", r->t->source,
+                r->oc.speedup, r->best->label);
+    else
+        mc_info("%s: keeping the original (%s)", r->t->source, r->reason);
+    return STEP_NEXT;
+}
+
+/* The entry: the winner's code or the original's, and its manifest. */
+static int
+step_manifest(struct run *r)
+{
+    char *text;
+    int status = STEP_NEXT;
+
+    memcpy(r->e.key, r->key, sizeof(r->key));
+    r->e.created = (int64_t)time(NULL);
+    if (r->best)
+        mc_buf_add(&r->e.variant, r->best->code.s, r->best->code.len);
+    else
+        mc_buf_add(&r->e.variant, r->src.s, r->src.len);
+    r->oc.reason = r->reason;
+    text = manifest(r->t, r->key, &r->oc, &r->e.includes);
+    if (!text || mc_buf_adds(&r->e.manifest, text)) {
+        mc_error("out of memory");
+        status = 1;
+    }
+    cJSON_free(text);
+    return status;
+}
+
+/* Into the cache, unless the original is kept uncached; the counters;
+ * a trim when the cache has grown past MAXCODE_MAX_SIZE. */
+static int
+step_store(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (r->store) {
+        if (mc_cache_put(&r->cache, &r->e, &err))
+            mc_error("cannot store %s: %s", r->key, err.msg);
+        else
+            r->d.n[MC_STAT_STORES] = 1;
+    }
+    mc_cache_stats_add(&r->cache, &r->d, NULL);
+    if (r->d.n[MC_STAT_STORES])
+        auto_trim(&r->cache, &r->t->conf);
+    return STEP_NEXT;
+}
+
+/* The variant file, whose path is the command's output. */
+static int
+step_materialize(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (mc_variant_materialize(r->vpath.s, r->t->source, r->t->source_real,
+                               r->e.variant.s, r->e.variant.len, &err)) {
+        mc_error("%s", err.msg);
+        return 1;
+    }
+    printf("%s\n", r->vpath.s);
+    return r->strict && !r->store ? 1 : 0;
+}
+
+int
+mc_cmd_optimize(int argc, char **argv)
+{
+    struct run r;
+    int status;
+
+    run_init(&r);
+    status = parse_opts(argc, argv, &r.o);
+    if (status)
+        goto out;
+    status = step_set_up(&r, argc, argv);
+    if (status == STEP_NEXT)
+        status = step_lock(&r);
+    if (status == STEP_NEXT)
+        status = step_look_up(&r);
+    if (status == STEP_NEXT)
+        status = step_baseline(&r);
+    if (status == STEP_NEXT)
+        status = step_search(&r);
+    if (status == STEP_NEXT)
+        status = step_manifest(&r);
+    if (status == STEP_NEXT)
+        status = step_store(&r);
+    if (status == STEP_NEXT || status == STEP_HIT)
+        status = step_materialize(&r);
+out:
+    run_release(&r);
+    return status;
+}

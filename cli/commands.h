@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * commands.h: the subcommands of the maxcode command, one file each in
+ * cli/ (main.c dispatches). Each takes the ARGC arguments in ARGV after
+ * "maxcode" (ARGV[0] is the command's name), prints its result on stdout
+ * and its errors on stderr, and returns the exit status: 0 success,
+ * 1 failure, 2 usage error (some commands add their own).
+ */
+#ifndef MC_COMMANDS_H
+#define MC_COMMANDS_H
+
+#define MC_EXIT_USAGE 2
+
+/* `maxcode config [--json]`: every setting, its value and its origin. */
+int mc_cmd_config(int argc, char **argv);
+
+/* `maxcode optimize [OPTION...] SOURCE [KEY=VALUE...]`: the path to
+ * compile on stdout (cmd_optimize.c says how it is found). */
+int mc_cmd_optimize(int argc, char **argv);
+
+/* `maxcode eval SOURCE CANDIDATE [KEY=VALUE...]`: the candidate's
+ * feedback record; 3 when the candidate is not correct. */
+int mc_cmd_eval(int argc, char **argv);
+
+/* `maxcode show SOURCE-or-KEY [--json]`: an entry's manifest. */
+int mc_cmd_show(int argc, char **argv);
+
+/* `maxcode stats [--json] [--zero]`: the cache counters. */
+int mc_cmd_stats(int argc, char **argv);
+
+/* `maxcode cache list|clean|trim|verify`: looking after the cache. */
+int mc_cmd_cache(int argc, char **argv);
+
+/* Print "maxcode: " and the message made from FMT and its arguments on
+ * stderr, then the usage; returns MC_EXIT_USAGE. */
+int mc_usage_error(const char *fmt, ...) MC_PRINTF(1, 2);
+
+#endif /* MC_COMMANDS_H */
