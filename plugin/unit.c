@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "internal.h"
+#include "lang.h"
 #include "log.h"
 #include "mark.h"
 #include "paths.h"
@@ -400,21 +401,6 @@ out:
     return out;
 }
 
-/* Whether PATH names a C, C++ or CUDA source by its extension. */
-static int
-is_source(const char *path)
-{
-    static const char *const exts[] = {".c",  ".cc", ".cpp", ".cxx",
-                                       ".C",  ".cu", ".c++"};
-    const char *dot = strrchr(path, '.');
-    size_t i;
-
-    for (i = 0; dot && i < MC_ARRAY_SIZE(exts); i++)
-        if (!strcmp(dot, exts[i]))
-            return 1;
-    return 0;
-}
-
 /* Append WORD, or its $(maxcode ...) result when it is a marked source,
  * to OUT. -1 after reporting an error to make. */
 static int
@@ -426,8 +412,9 @@ expand_word(struct mc_buf *out, const char *word)
     int marked;
     char *r, *found;
 
-    if (is_source(word)) {
-        /* A source found through VPATH is scanned there. */
+    if (mc_lang_of_path(word)) {
+        /* A source (by the language table's extensions) found through
+         * VPATH is scanned there. */
         set_vpath();
         found = mc_target_find(word);
         if (!found) {

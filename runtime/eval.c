@@ -9,6 +9,7 @@
 #include "file.h"
 #include "log.h"
 #include "flags.h"
+#include "lang.h"
 #include "mark.h"
 #include "variant.h"
 
@@ -380,7 +381,8 @@ build(struct mc_eval *ev, const char *src, const char *exe,
                        dir, err);
     if (!rc)
         rc = add_words(ev, &argv, NULL, &t->ldlibs, dir, err);
-    if (!rc && t->lang != MC_LANG_CUDA && mc_strv_push(&argv, "-lm"))
+    if (!rc && mc_lang_get(t->lang)->link_libm &&
+        mc_strv_push(&argv, "-lm"))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     if (!rc)
         rc = run_build(ev, &argv, dir, diag, err);
@@ -1472,7 +1474,7 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     if (!check_runs(ev, test_exe, 0, fb, "", err) ||
         !run_check(ev, test_exe, fb, err))
         goto out;
-    if (sanitize && ev->t->lang != MC_LANG_CUDA) {
+    if (sanitize && mc_lang_get(ev->t->lang)->sanitize) {
         static const char *const san[] = {
             "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
             "-fno-omit-frame-pointer", "-g", NULL};

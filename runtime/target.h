@@ -15,11 +15,10 @@
 #include "conf.h"
 #include "hash.h"
 #include "buf.h"
+#include "lang.h"
 #include "strv.h"
 
 #include <regex.h>
-
-enum mc_lang { MC_LANG_C, MC_LANG_CXX, MC_LANG_CUDA };
 
 enum mc_opt {
     MC_OPT_LINK,
