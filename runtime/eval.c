@@ -282,7 +282,7 @@ run_build(struct mc_eval *ev, struct mc_strv *argv, const char *dir,
     struct mc_spawn_result r;
     enum mc_code rc;
 
-    if (!argv->v || argv->v[argv->n - 1] == NULL)
+    if (mc_strv_status(argv))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     mc_spawn_result_init(&r);
     memset(&so, 0, sizeof(so));
@@ -349,41 +349,41 @@ build(struct mc_eval *ev, const char *src, const char *exe,
     enum mc_code rc;
     size_t i;
 
+    /* Pushes are checked once, by run_build(): a strv's errors stick. */
     rc = add_words(ev, &argv, t->compiler, &t->flags, dir, err);
     if (!rc && !argv.n)
         rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
     for (i = 0; !rc && extra && extra[i]; i++)
-        rc = mc_strv_push(&argv, extra[i]);
+        mc_strv_push(&argv, extra[i]);
     if (!rc && t->linker) {
         /* Compile alone, then link with the other driver. */
         mc_buf_addf(&obj, "%s/%s.o", dir, mc_target_name(t));
-        if (mc_buf_status(&obj) || mc_strv_push(&argv, "-c") ||
-            mc_strv_push(&argv, "-o") || mc_strv_push(&argv, obj.s) ||
-            mc_strv_push(&argv, src))
-            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-        if (!rc)
-            rc = run_build(ev, &argv, dir, diag, err);
+        mc_strv_push(&argv, "-c");
+        mc_strv_push(&argv, "-o");
+        mc_strv_push_owned(&argv, mc_buf_status(&obj) ? NULL
+                                                      : mc_strdup(obj.s));
+        mc_strv_push(&argv, src);
+        rc = run_build(ev, &argv, dir, diag, err);
         mc_strv_release(&argv);
         if (!rc)
             rc = add_words(ev, &argv, t->linker, &t->flags, dir, err);
         for (i = 0; !rc && extra && extra[i]; i++)
-            rc = mc_strv_push(&argv, extra[i]);
+            mc_strv_push(&argv, extra[i]);
     }
     if (rc)
         goto out;
     rc = add_words(ev, &argv, NULL, &t->ldflags, dir, err);
-    if (!rc && (mc_strv_push(&argv, "-o") || mc_strv_push(&argv, exe) ||
-                mc_strv_push(&argv, t->linker ? obj.s : src) ||
-                mc_strv_extend(&argv, &t->link)))
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    mc_strv_push(&argv, "-o");
+    mc_strv_push(&argv, exe);
+    mc_strv_push(&argv, t->linker ? obj.s : src);
+    mc_strv_extend(&argv, &t->link);
     if (!rc)
         rc = add_words(ev, &argv, mc_target_get(t, MC_OPT_LDLIBS), NULL,
                        dir, err);
     if (!rc)
         rc = add_words(ev, &argv, NULL, &t->ldlibs, dir, err);
-    if (!rc && mc_lang_get(t->lang)->link_libm &&
-        mc_strv_push(&argv, "-lm"))
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (mc_lang_get(t->lang)->link_libm)
+        mc_strv_push(&argv, "-lm");
     if (!rc)
         rc = run_build(ev, &argv, dir, diag, err);
 out:
@@ -501,18 +501,18 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
         rc = add_library_path(ev, &env);
     if (rc)
         goto out;
+    /* Pushes are checked once, below: a strv's errors stick. */
     if (spec->shell_cmd) {
         mc_strv_push(&argv, "/bin/sh");
         mc_strv_push(&argv, "-c");
         mc_strv_push(&argv, spec->shell_cmd);
         mc_buf_addf(&b, "MAXCODE_EXE=%s", spec->exe);
-        mc_strv_push(&env, b.s);
-        mc_buf_reset(&b);
+        mc_strv_push_owned(&env, mc_buf_detach(&b, NULL));
         {
             char cwd[PATH_MAX];
             if (getcwd(cwd, sizeof(cwd))) {
                 mc_buf_addf(&b, "MAXCODE_SRCDIR=%s", cwd);
-                mc_strv_push(&env, b.s);
+                mc_strv_push_owned(&env, mc_buf_detach(&b, NULL));
             }
         }
     } else {
@@ -539,7 +539,7 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
         mc_strv_push(&env, "UBSAN_OPTIONS=halt_on_error=1:exitcode=86:"
                            "print_stacktrace=0");
     }
-    if (!argv.v || !argv.v[argv.n - 1])
+    if (mc_strv_status(&argv) || mc_strv_status(&env))
         goto oom;
     memset(&so, 0, sizeof(so));
     so.cwd = dir;
