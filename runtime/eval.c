@@ -1390,22 +1390,6 @@ run_check(struct mc_eval *ev, const char *exe, struct mc_feedback *fb,
     return ok;
 }
 
-/* Replace each occurrence of SECRET in B by "***". */
-static void
-mask(struct mc_buf *b, const char *secret)
-{
-    size_t n = secret ? strlen(secret) : 0;
-    char *p;
-
-    if (n < 4 || !b->cap)
-        return;
-    while ((p = strstr(b->s, secret)) != NULL) {
-        memcpy(p, "***", 3);
-        memmove(p + 3, p + n, strlen(p + n) + 1);
-        b->len -= n - 3;
-    }
-}
-
 /* No API key leaves through a feedback record, even if a candidate
  * managed to read one and print it. */
 static void
@@ -1415,11 +1399,12 @@ mask_secrets(const struct mc_eval *ev, struct mc_feedback *fb)
                                        "ANTHROPIC_API_KEY"};
     size_t i;
 
-    mask(&fb->detail, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
-    mask(&fb->diagnostics, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
+    mc_log_mask(&fb->detail, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
+    mc_log_mask(&fb->diagnostics,
+                mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
     for (i = 0; i < MC_ARRAY_SIZE(vars); i++) {
-        mask(&fb->detail, getenv(vars[i]));
-        mask(&fb->diagnostics, getenv(vars[i]));
+        mc_log_mask(&fb->detail, getenv(vars[i]));
+        mc_log_mask(&fb->diagnostics, getenv(vars[i]));
     }
 }
 
