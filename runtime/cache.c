@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <time.h>
 
 #define HEADER_LEN  40
@@ -349,51 +348,6 @@ mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
     mc_buf_release(&path);
 }
 
-/*
- * Lock the file at PATH. A lock file can be removed (by clean or trim)
- * between our open() and flock(); then we hold a lock nobody else sees.
- * So once locked, check that PATH is still the file we hold, and retry
- * if not. With NONBLOCK, MC_EINVAL means someone else holds it.
- */
-static enum mc_code
-lock_file(const char *path, int nonblock, int *fd, struct mc_err *err)
-{
-    enum mc_code rc = mc_file_mkdirs_for(path, err);
-
-    if (rc)
-        return rc;
-    for (;;) {
-        struct stat held, now;
-
-        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (*fd < 0)
-            return mc_err_set(err, MC_EIO, "cannot open lock '%s': %s",
-                              path, strerror(errno));
-        if (flock(*fd, LOCK_EX | (nonblock ? LOCK_NB : 0))) {
-            int e = errno;
-
-            close(*fd);
-            *fd = -1;
-            if (e == EINTR)
-                continue;
-            if (e == EWOULDBLOCK)
-                return MC_EINVAL;
-            return mc_err_set(err, MC_EIO, "cannot lock '%s': %s", path,
-                              strerror(e));
-        }
-        if (fstat(*fd, &held) == 0 && stat(path, &now) == 0 &&
-            held.st_ino == now.st_ino && held.st_dev == now.st_dev)
-            return MC_OK;
-        close(*fd); /* removed or replaced meanwhile: lock the new one */
-    }
-}
-
-static enum mc_code
-lock_path(const char *path, int *fd, struct mc_err *err)
-{
-    return lock_file(path, 0, fd, err);
-}
-
 enum mc_code
 mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
               struct mc_err *err)
@@ -403,7 +357,7 @@ mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
 
     if (mc_cache_path(c, key, ".lock", &path))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    rc = lock_path(path.s, fd, err);
+    rc = mc_file_lock(path.s, 1, fd, err);
     mc_buf_release(&path);
     return rc;
 }
@@ -411,8 +365,7 @@ mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
 void
 mc_cache_unlock(int fd)
 {
-    if (fd >= 0)
-        close(fd); /* releases the flock */
+    mc_file_unlock(fd);
 }
 
 /* Parse the stats file text into OUT; unknown lines are ignored. */
@@ -456,7 +409,7 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    rc = lock_path(lock.s, &fd, err);
+    rc = mc_file_lock(lock.s, 1, &fd, err);
     if (rc)
         goto out;
     if (!zero) {
@@ -478,8 +431,7 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
     }
     rc = mc_file_write_atomic(path.s, text.s, text.len, err);
 out:
-    if (fd >= 0)
-        mc_cache_unlock(fd);
+    mc_file_unlock(fd);
     mc_buf_release(&path);
     mc_buf_release(&lock);
     mc_buf_release(&text);
@@ -674,9 +626,9 @@ remove_entry(const char *path)
         memcpy(lock, path, n - 4);
         memcpy(lock + n - 4, ".lock", 6);
         if (access(lock, F_OK) == 0 &&
-            lock_file(lock, 1, &fd, NULL) == MC_OK) {
+            mc_file_lock(lock, 0, &fd, NULL) == MC_OK) {
             unlink(lock);
-            close(fd);
+            mc_file_unlock(fd);
         }
     }
 }

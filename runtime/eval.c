@@ -15,9 +15,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <fcntl.h>
 #include <math.h>
-#include <sys/file.h>
 #include <time.h>
 
 #define OUT_CAP      (4u << 20)  /* bytes of output kept per stream */
@@ -998,8 +996,7 @@ time_original(struct mc_eval *ev, struct mc_err *err)
             ev->baseline_s = med;
         }
     }
-    if (lock >= 0)
-        close(lock);
+    mc_file_unlock(lock);
     return rc;
 }
 
@@ -1129,24 +1126,19 @@ out:
     return rc;
 }
 
-/* The timing phase's machine-wide lock (blocking). */
+/* The timing phase's machine-wide lock (blocking): the descriptor to
+ * pass to mc_file_unlock(), or -1 (said, and timing goes on unlocked). */
 static int
 timing_lock(struct mc_eval *ev)
 {
     struct mc_buf p = MC_BUF_INIT;
-    int fd;
+    int fd = -1;
 
     mc_buf_addf(&p, "%s/timing.lock", ev->cache_dir);
-    fd = mc_buf_status(&p) || mc_file_mkdirs_for(p.s, NULL)
-             ? -1
-             : open(p.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
+    if (mc_buf_status(&p) || mc_file_lock(p.s, 1, &fd, NULL))
         mc_info("cannot take the timing lock '%s': %s; timing unlocked",
                 p.s, strerror(errno));
     mc_buf_release(&p);
-    if (fd >= 0)
-        while (flock(fd, LOCK_EX) && errno == EINTR)
-            ;
     return fd;
 }
 
@@ -1300,8 +1292,7 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
 out:
     t->end = wall_now();
     mc_verbose("timing: end %.6f %s", t->end, ev->t->source);
-    if (lock >= 0)
-        close(lock);
+    mc_file_unlock(lock);
     return rc;
 }
 
