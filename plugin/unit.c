@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "internal.h"
+#include "key.h"
 #include "lang.h"
 #include "log.h"
 #include "mark.h"
@@ -276,6 +277,7 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     struct mc_target t;
     struct mc_cache cache = {NULL};
     struct mc_conf base;
+    struct mc_key_versions versions;
     char key[MC_KEY_HEX + 1];
     const char *mode;
     char *res = NULL;
@@ -307,8 +309,11 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         res = mc_strdup(source);
         goto out;
     }
+    mc_key_versions_current(&versions);
     if (mc_target_resolve_build(&t, any_var, NULL, &from_db, &err) ||
-        mc_target_key(&t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
+        mc_target_key_with(&t, &versions,
+                           mc_log_get_level() == MC_LOG_VERBOSE, key,
+                           &err)) {
         mc_plugin_fail("%s: %s", source, err.msg);
         goto out;
     }

@@ -5,10 +5,8 @@
  */
 #include "mc_setup.h"
 #include "target.h"
-#include "prompt.h"
 #include "alloc.h"
 #include "buf.h"
-#include "cache.h"
 #include "compdb.h"
 #include "file.h"
 #include "mark.h"
@@ -874,24 +872,25 @@ hash_tree(struct mc_hash *h, const char *path, int depth,
 }
 
 enum mc_code
-mc_target_key(const struct mc_target *t, int trace,
-              char hex[MC_KEY_HEX + 1], struct mc_err *err)
+mc_target_key_with(const struct mc_target *t, const struct mc_key_versions *v,
+                   int trace, char hex[MC_KEY_HEX + 1], struct mc_err *err)
 {
     struct mc_digest d;
     struct mc_hash h;
     enum mc_code rc = MC_OK;
     const char *ident;
-    char version[16];
     size_t i;
 
+    if (!v || !v->entry_format || !v->prompt_version)
+        return mc_err_set(err, MC_EINTERNAL, "the key's versions are "
+                          "not given");
     ident = mc_compiler_identity(t->compiler ? t->compiler : "");
     if (!ident)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     if (mc_hash_init(&h))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     mc_hash_set_trace(&h, trace);
-    snprintf(version, sizeof(version), "%d", MC_ENTRY_VERSION);
-    mc_hash_field_str(&h, "entry-format", version);
+    mc_hash_field_str(&h, "entry-format", v->entry_format);
     mc_hash_field_str(&h, "lang", mc_lang_get(t->lang)->key_name);
     /* The path matters: the variant's #line and include rewriting name
      * it, and two copies of a file in two directories are two units. */
@@ -950,7 +949,7 @@ mc_target_key(const struct mc_target *t, int trace,
         mc_hash_field_str(&h, "critic-model",
                           *critic ? critic
                                   : mc_conf_get(&t->conf, MC_SET_MODEL));
-        mc_hash_field_str(&h, "prompt-version", mc_prompt_version());
+        mc_hash_field_str(&h, "prompt-version", v->prompt_version);
     }
     mc_hash_digest(&h, &d);
     mc_digest_hex(&d, hex);
