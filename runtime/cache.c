@@ -14,8 +14,13 @@
 #include <fcntl.h>
 #include <time.h>
 
-#define HEADER_LEN  40
-#define TRAILER_LEN 16
+#define HEADER_LEN    40
+#define TRAILER_LEN   16
+#define SECTION_HDR   12   /* a section's tag (4) and length (u64) */
+#define SECTIONS      3    /* MANI, VARI, INCL */
+#define TOUCH_GRAIN_S 60   /* LRU needs no finer grain than minutes */
+#define STALE_TMP_S   3600 /* a temporary file this old was left by a
+                            * writer killed mid-store */
 
 static const char *const stat_names[MC_STAT__COUNT] = {
     "hits",         "misses",     "stores",     "searches",
@@ -127,7 +132,8 @@ encode(const struct mc_entry *e, struct mc_buf *b)
 
     if (mc_digest_parse(e->key, &key))
         return MC_EINVAL;
-    payload = 3 * 12 + e->manifest.len + e->variant.len + e->includes.len;
+    payload = SECTIONS * SECTION_HDR + e->manifest.len + e->variant.len +
+              e->includes.len;
     memcpy(hdr, "MCXE", 4);
     put_u32(hdr + 4, MC_ENTRY_VERSION);
     memcpy(hdr + 8, key.b, 16);
@@ -172,10 +178,10 @@ decode(const uint8_t *p, size_t len, struct mc_entry *e, struct mc_err *err)
         uint64_t n;
         struct mc_buf *dst = NULL;
 
-        if (len - TRAILER_LEN - off < 12)
+        if (len - TRAILER_LEN - off < SECTION_HDR)
             return mc_err_set(err, MC_ESYNTAX, "section header cut short");
         n = get_u64(p + off + 4);
-        if (n > len - TRAILER_LEN - off - 12)
+        if (n > len - TRAILER_LEN - off - SECTION_HDR)
             return mc_err_set(err, MC_ESYNTAX, "section runs past the end");
         if (!memcmp(p + off, "MANI", 4))
             dst = &e->manifest;
@@ -185,10 +191,10 @@ decode(const uint8_t *p, size_t len, struct mc_entry *e, struct mc_err *err)
             dst = &e->includes;
         if (dst) {
             mc_buf_reset(dst);
-            if (mc_buf_add(dst, p + off + 12, (size_t)n))
+            if (mc_buf_add(dst, p + off + SECTION_HDR, (size_t)n))
                 return mc_err_set(err, MC_ENOMEM, "out of memory");
         }
-        off += 12 + (size_t)n;
+        off += SECTION_HDR + (size_t)n;
     }
     return MC_OK;
 }
@@ -341,7 +347,7 @@ mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
     struct mc_buf path = MC_BUF_INIT;
 
     /* LRU needs no finer grain than minutes: skip fresh entries. */
-    if (e->mtime && time(NULL) - e->mtime < 60)
+    if (e->mtime && time(NULL) - e->mtime < TOUCH_GRAIN_S)
         return;
     if (mc_cache_path(c, e->key, ".mce", &path) == MC_OK)
         utimensat(AT_FDCWD, path.s, NULL, 0);
@@ -536,7 +542,7 @@ scan_leaf(const char *leaf, struct mc_cache_items *out, struct mc_err *err)
             continue;
         if (name[0] == '.' && strstr(name, ".tmp.")) {
             /* A writer killed mid-store left this; it is never read. */
-            if (now - st.st_mtime > 3600)
+            if (now - st.st_mtime > STALE_TMP_S)
                 unlink(p.s);
             continue;
         }

@@ -17,6 +17,10 @@
 #include <glob.h>
 #include <math.h>
 
+#define IDENT_SLOTS    16 /* compiler identities memoized per process */
+#define TREE_DEPTH_MAX 32 /* directories of files= hashed, nested */
+#define BINS           3  /* bins=S1+S2+S3 */
+
 enum check {
     C_FILES,    /* files that must exist */
     C_GLOB,     /* globs that must match */
@@ -524,7 +528,7 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
                 break;
             prev = a;
         }
-        rc = (tmp.n == 3 && count == 3) ? MC_OK : MC_EINVAL;
+        rc = (tmp.n == BINS && count == BINS) ? MC_OK : MC_EINVAL;
         mc_strv_release(&tmp);
         if (rc)
             return mc_err_set(err, MC_EINVAL, "option 'bins=%s': expected "
@@ -778,7 +782,7 @@ mc_target_name(const struct mc_target *t)
 struct ident {
     char *compiler, *identity;
 };
-static struct ident idents[16];
+static struct ident idents[IDENT_SLOTS];
 
 const char *
 mc_compiler_identity(const char *compiler)
@@ -846,7 +850,7 @@ hash_tree(struct mc_hash *h, const char *path, int depth,
         mc_hash_field_str(h, "file-name", path);
         return mc_hash_field_file(h, "file", path, err);
     }
-    if (depth > 32)
+    if (depth > TREE_DEPTH_MAX)
         return mc_err_set(err, MC_EINVAL, "'%s': directories nested too "
                           "deep", path);
     mc_hash_field_str(h, "dir-name", path);
