@@ -27,6 +27,8 @@
 #include "buf.h"
 #include "cache.h"
 #include "internal.h"
+#include "key.h"
+#include "lang.h"
 #include "log.h"
 #include "mark.h"
 #include "paths.h"
@@ -275,6 +277,7 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     struct mc_target t;
     struct mc_cache cache = {NULL};
     struct mc_conf base;
+    struct mc_key_versions versions;
     char key[MC_KEY_HEX + 1];
     const char *mode;
     char *res = NULL;
@@ -306,8 +309,11 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         res = mc_strdup(source);
         goto out;
     }
+    mc_key_versions_current(&versions);
     if (mc_target_resolve_build(&t, any_var, NULL, &from_db, &err) ||
-        mc_target_key(&t, mc_log_get_level() == MC_LOG_VERBOSE, key, &err)) {
+        mc_target_key_with(&t, &versions,
+                           mc_log_get_level() == MC_LOG_VERBOSE, key,
+                           &err)) {
         mc_plugin_fail("%s: %s", source, err.msg);
         goto out;
     }
@@ -400,21 +406,6 @@ out:
     return out;
 }
 
-/* Whether PATH names a C, C++ or CUDA source by its extension. */
-static int
-is_source(const char *path)
-{
-    static const char *const exts[] = {".c",  ".cc", ".cpp", ".cxx",
-                                       ".C",  ".cu", ".c++"};
-    const char *dot = strrchr(path, '.');
-    size_t i;
-
-    for (i = 0; dot && i < MC_ARRAY_SIZE(exts); i++)
-        if (!strcmp(dot, exts[i]))
-            return 1;
-    return 0;
-}
-
 /* Append WORD, or its $(maxcode ...) result when it is a marked source,
  * to OUT. -1 after reporting an error to make. */
 static int
@@ -426,8 +417,9 @@ expand_word(struct mc_buf *out, const char *word)
     int marked;
     char *r, *found;
 
-    if (is_source(word)) {
-        /* A source found through VPATH is scanned there. */
+    if (mc_lang_of_path(word)) {
+        /* A source (by the language table's extensions) found through
+         * VPATH is scanned there. */
         set_vpath();
         found = mc_target_find(word);
         if (!found) {

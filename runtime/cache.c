@@ -12,11 +12,15 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <time.h>
 
-#define HEADER_LEN  40
-#define TRAILER_LEN 16
+#define HEADER_LEN    40
+#define TRAILER_LEN   16
+#define SECTION_HDR   12   /* a section's tag (4) and length (u64) */
+#define SECTIONS      3    /* MANI, VARI, INCL */
+#define TOUCH_GRAIN_S 60   /* LRU needs no finer grain than minutes */
+#define STALE_TMP_S   3600 /* a temporary file this old was left by a
+                            * writer killed mid-store */
 
 static const char *const stat_names[MC_STAT__COUNT] = {
     "hits",         "misses",     "stores",     "searches",
@@ -128,7 +132,8 @@ encode(const struct mc_entry *e, struct mc_buf *b)
 
     if (mc_digest_parse(e->key, &key))
         return MC_EINVAL;
-    payload = 3 * 12 + e->manifest.len + e->variant.len + e->includes.len;
+    payload = SECTIONS * SECTION_HDR + e->manifest.len + e->variant.len +
+              e->includes.len;
     memcpy(hdr, "MCXE", 4);
     put_u32(hdr + 4, MC_ENTRY_VERSION);
     memcpy(hdr + 8, key.b, 16);
@@ -173,10 +178,10 @@ decode(const uint8_t *p, size_t len, struct mc_entry *e, struct mc_err *err)
         uint64_t n;
         struct mc_buf *dst = NULL;
 
-        if (len - TRAILER_LEN - off < 12)
+        if (len - TRAILER_LEN - off < SECTION_HDR)
             return mc_err_set(err, MC_ESYNTAX, "section header cut short");
         n = get_u64(p + off + 4);
-        if (n > len - TRAILER_LEN - off - 12)
+        if (n > len - TRAILER_LEN - off - SECTION_HDR)
             return mc_err_set(err, MC_ESYNTAX, "section runs past the end");
         if (!memcmp(p + off, "MANI", 4))
             dst = &e->manifest;
@@ -186,10 +191,10 @@ decode(const uint8_t *p, size_t len, struct mc_entry *e, struct mc_err *err)
             dst = &e->includes;
         if (dst) {
             mc_buf_reset(dst);
-            if (mc_buf_add(dst, p + off + 12, (size_t)n))
+            if (mc_buf_add(dst, p + off + SECTION_HDR, (size_t)n))
                 return mc_err_set(err, MC_ENOMEM, "out of memory");
         }
-        off += 12 + (size_t)n;
+        off += SECTION_HDR + (size_t)n;
     }
     return MC_OK;
 }
@@ -342,56 +347,11 @@ mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
     struct mc_buf path = MC_BUF_INIT;
 
     /* LRU needs no finer grain than minutes: skip fresh entries. */
-    if (e->mtime && time(NULL) - e->mtime < 60)
+    if (e->mtime && time(NULL) - e->mtime < TOUCH_GRAIN_S)
         return;
     if (mc_cache_path(c, e->key, ".mce", &path) == MC_OK)
         utimensat(AT_FDCWD, path.s, NULL, 0);
     mc_buf_release(&path);
-}
-
-/*
- * Lock the file at PATH. A lock file can be removed (by clean or trim)
- * between our open() and flock(); then we hold a lock nobody else sees.
- * So once locked, check that PATH is still the file we hold, and retry
- * if not. With NONBLOCK, MC_EINVAL means someone else holds it.
- */
-static enum mc_code
-lock_file(const char *path, int nonblock, int *fd, struct mc_err *err)
-{
-    enum mc_code rc = mc_file_mkdirs_for(path, err);
-
-    if (rc)
-        return rc;
-    for (;;) {
-        struct stat held, now;
-
-        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (*fd < 0)
-            return mc_err_set(err, MC_EIO, "cannot open lock '%s': %s",
-                              path, strerror(errno));
-        if (flock(*fd, LOCK_EX | (nonblock ? LOCK_NB : 0))) {
-            int e = errno;
-
-            close(*fd);
-            *fd = -1;
-            if (e == EINTR)
-                continue;
-            if (e == EWOULDBLOCK)
-                return MC_EINVAL;
-            return mc_err_set(err, MC_EIO, "cannot lock '%s': %s", path,
-                              strerror(e));
-        }
-        if (fstat(*fd, &held) == 0 && stat(path, &now) == 0 &&
-            held.st_ino == now.st_ino && held.st_dev == now.st_dev)
-            return MC_OK;
-        close(*fd); /* removed or replaced meanwhile: lock the new one */
-    }
-}
-
-static enum mc_code
-lock_path(const char *path, int *fd, struct mc_err *err)
-{
-    return lock_file(path, 0, fd, err);
 }
 
 enum mc_code
@@ -403,7 +363,7 @@ mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
 
     if (mc_cache_path(c, key, ".lock", &path))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    rc = lock_path(path.s, fd, err);
+    rc = mc_file_lock(path.s, 1, fd, err);
     mc_buf_release(&path);
     return rc;
 }
@@ -411,8 +371,7 @@ mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
 void
 mc_cache_unlock(int fd)
 {
-    if (fd >= 0)
-        close(fd); /* releases the flock */
+    mc_file_unlock(fd);
 }
 
 /* Parse the stats file text into OUT; unknown lines are ignored. */
@@ -456,7 +415,7 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    rc = lock_path(lock.s, &fd, err);
+    rc = mc_file_lock(lock.s, 1, &fd, err);
     if (rc)
         goto out;
     if (!zero) {
@@ -478,8 +437,7 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
     }
     rc = mc_file_write_atomic(path.s, text.s, text.len, err);
 out:
-    if (fd >= 0)
-        mc_cache_unlock(fd);
+    mc_file_unlock(fd);
     mc_buf_release(&path);
     mc_buf_release(&lock);
     mc_buf_release(&text);
@@ -584,7 +542,7 @@ scan_leaf(const char *leaf, struct mc_cache_items *out, struct mc_err *err)
             continue;
         if (name[0] == '.' && strstr(name, ".tmp.")) {
             /* A writer killed mid-store left this; it is never read. */
-            if (now - st.st_mtime > 3600)
+            if (now - st.st_mtime > STALE_TMP_S)
                 unlink(p.s);
             continue;
         }
@@ -674,9 +632,9 @@ remove_entry(const char *path)
         memcpy(lock, path, n - 4);
         memcpy(lock + n - 4, ".lock", 6);
         if (access(lock, F_OK) == 0 &&
-            lock_file(lock, 1, &fd, NULL) == MC_OK) {
+            mc_file_lock(lock, 0, &fd, NULL) == MC_OK) {
             unlink(lock);
-            close(fd);
+            mc_file_unlock(fd);
         }
     }
 }

@@ -121,8 +121,8 @@ enum mc_code mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
 void mc_cache_touch(struct mc_cache *c, const struct mc_entry *e);
 
 /*
- * Take the exclusive lock for KEY (blocking); *FD is the lock to pass to
- * mc_cache_unlock().
+ * Take the exclusive lock for KEY (blocking), DIR/ab/cd/<key>.lock, with
+ * mc_file_lock(); *FD is the lock to pass to mc_cache_unlock().
  */
 enum mc_code mc_cache_lock(struct mc_cache *c, const char *key, int *fd,
                            struct mc_err *err);

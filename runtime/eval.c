@@ -9,14 +9,13 @@
 #include "file.h"
 #include "log.h"
 #include "flags.h"
+#include "lang.h"
 #include "mark.h"
 #include "variant.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <fcntl.h>
 #include <math.h>
-#include <sys/file.h>
 #include <time.h>
 
 #define OUT_CAP      (4u << 20)  /* bytes of output kept per stream */
@@ -25,6 +24,47 @@
 #define MAX_PAIRS    40
 #define ALPHA        0.01        /* two-sided: 99% intervals */
 #define SAN_EXIT     86          /* exit status of a sanitizer report */
+#define SAN_MAX_ALLOC_MB 4096    /* ASan: a larger malloc is a report */
+#define SAN_SLOWDOWN 4           /* sanitized runs get this many times
+                                  * the timeout */
+#define SIG_STATUS   128         /* status of a run killed by signal N:
+                                  * 128 + N, as the shell says it */
+#define LOADER_EXIT  127         /* status when the dynamic loader (or
+                                  * exec) failed */
+
+/* A number macro as a string literal, for the sanitizers' options. */
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+/* Building. */
+#define BUILD_TIMEOUT_S 300      /* one compiler command */
+#define BUILD_OUT_CAP   (1u << 20) /* compiler output kept per stream */
+
+/* Running and judging. */
+#define REF_TIMEOUT_S   120      /* each reference run of the original */
+#define CHECK_TIMEOUT_S 120      /* the check= command */
+#define RUN_TIMEOUT_X   10       /* a candidate's run may take this many */
+#define RUN_TIMEOUT_PAD_S 5      /* times the original's, plus this */
+#define LINE_CUT        120      /* bytes of a differing line shown */
+#define FIRST_LINES     3        /* error or stderr lines in a summary */
+
+/* Timing. */
+#define BASELINE_SAMPLES 5       /* timed runs of the original alone */
+#define TIMING_TIMEOUT_X 20      /* a timed run may take this many times
+                                  * the original's runs */
+#define TIMING_TIMEOUT_MIN_S 10  /* ... and at least this */
+#define CI_NARROW       0.03     /* a round stops once its interval is
+                                  * this narrow, relative to the median */
+#define SPREAD_LOW      0.1      /* spread: (p90 - p10) / median */
+#define SPREAD_HIGH     0.9
+#define PROBE_TIMEOUT_S 30       /* whether perf can count here */
+#define COUNT_TIMEOUT_S 600      /* one run under perf or valgrind */
+#define COUNT_NOISE     1e-4     /* instruction counts confirm within
+                                  * this part (the environment's size
+                                  * moves them by a few) */
+
+/* What counts instructions: ev->instr_tool (eval.h). */
+enum { TOOL_UNKNOWN = 0, TOOL_PERF = 1, TOOL_VALGRIND = 2 };
 
 const char *
 mc_verdict_name(enum mc_verdict v)
@@ -121,8 +161,9 @@ add_line(struct mc_buf *b, const char *s, size_t len, size_t off)
     while (end < len && s[end] != '\n')
         end++;
     mc_buf_addc(b, '\'');
-    mc_buf_add(b, s + start, end - start > 120 ? 120 : end - start);
-    mc_buf_adds(b, end - start > 120 ? "...'" : "'");
+    mc_buf_add(b, s + start,
+               end - start > LINE_CUT ? LINE_CUT : end - start);
+    mc_buf_adds(b, end - start > LINE_CUT ? "...'" : "'");
 }
 
 /* A number starts at S[I]: an optional sign, digits or '.', or inf/nan. */
@@ -250,8 +291,8 @@ spread(const double *x, size_t n)
 
     if (n < 2 || med <= 0)
         return 0;
-    return (x[(size_t)(0.9 * (double)(n - 1))] -
-            x[(size_t)(0.1 * (double)(n - 1))]) / med;
+    return (x[(size_t)(SPREAD_HIGH * (double)(n - 1))] -
+            x[(size_t)(SPREAD_LOW * (double)(n - 1))]) / med;
 }
 
 /* ---- building ---- */
@@ -281,14 +322,14 @@ run_build(struct mc_eval *ev, struct mc_strv *argv, const char *dir,
     struct mc_spawn_result r;
     enum mc_code rc;
 
-    if (!argv->v || argv->v[argv->n - 1] == NULL)
+    if (mc_strv_status(argv))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     mc_spawn_result_init(&r);
     memset(&so, 0, sizeof(so));
     so.cwd = dir;
     so.workdir = ev->make_dir;
-    so.timeout_s = 300;
-    so.out_cap = 1u << 20;
+    so.timeout_s = BUILD_TIMEOUT_S;
+    so.out_cap = BUILD_OUT_CAP;
     rc = mc_sandbox_run(&ev->sb, argv->v, &so, &r, err);
     if (!rc && (r.timed_out || !r.exited || r.status)) {
         mc_buf_reset(diag);
@@ -348,40 +389,41 @@ build(struct mc_eval *ev, const char *src, const char *exe,
     enum mc_code rc;
     size_t i;
 
+    /* Pushes are checked once, by run_build(): a strv's errors stick. */
     rc = add_words(ev, &argv, t->compiler, &t->flags, dir, err);
     if (!rc && !argv.n)
         rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
     for (i = 0; !rc && extra && extra[i]; i++)
-        rc = mc_strv_push(&argv, extra[i]);
+        mc_strv_push(&argv, extra[i]);
     if (!rc && t->linker) {
         /* Compile alone, then link with the other driver. */
         mc_buf_addf(&obj, "%s/%s.o", dir, mc_target_name(t));
-        if (mc_buf_status(&obj) || mc_strv_push(&argv, "-c") ||
-            mc_strv_push(&argv, "-o") || mc_strv_push(&argv, obj.s) ||
-            mc_strv_push(&argv, src))
-            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-        if (!rc)
-            rc = run_build(ev, &argv, dir, diag, err);
+        mc_strv_push(&argv, "-c");
+        mc_strv_push(&argv, "-o");
+        mc_strv_push_owned(&argv, mc_buf_status(&obj) ? NULL
+                                                      : mc_strdup(obj.s));
+        mc_strv_push(&argv, src);
+        rc = run_build(ev, &argv, dir, diag, err);
         mc_strv_release(&argv);
         if (!rc)
             rc = add_words(ev, &argv, t->linker, &t->flags, dir, err);
         for (i = 0; !rc && extra && extra[i]; i++)
-            rc = mc_strv_push(&argv, extra[i]);
+            mc_strv_push(&argv, extra[i]);
     }
     if (rc)
         goto out;
     rc = add_words(ev, &argv, NULL, &t->ldflags, dir, err);
-    if (!rc && (mc_strv_push(&argv, "-o") || mc_strv_push(&argv, exe) ||
-                mc_strv_push(&argv, t->linker ? obj.s : src) ||
-                mc_strv_extend(&argv, &t->link)))
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    mc_strv_push(&argv, "-o");
+    mc_strv_push(&argv, exe);
+    mc_strv_push(&argv, t->linker ? obj.s : src);
+    mc_strv_extend(&argv, &t->link);
     if (!rc)
         rc = add_words(ev, &argv, mc_target_get(t, MC_OPT_LDLIBS), NULL,
                        dir, err);
     if (!rc)
         rc = add_words(ev, &argv, NULL, &t->ldlibs, dir, err);
-    if (!rc && t->lang != MC_LANG_CUDA && mc_strv_push(&argv, "-lm"))
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (mc_lang_get(t->lang)->link_libm)
+        mc_strv_push(&argv, "-lm");
     if (!rc)
         rc = run_build(ev, &argv, dir, diag, err);
 out:
@@ -499,18 +541,18 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
         rc = add_library_path(ev, &env);
     if (rc)
         goto out;
+    /* Pushes are checked once, below: a strv's errors stick. */
     if (spec->shell_cmd) {
         mc_strv_push(&argv, "/bin/sh");
         mc_strv_push(&argv, "-c");
         mc_strv_push(&argv, spec->shell_cmd);
         mc_buf_addf(&b, "MAXCODE_EXE=%s", spec->exe);
-        mc_strv_push(&env, b.s);
-        mc_buf_reset(&b);
+        mc_strv_push_owned(&env, mc_buf_detach(&b, NULL));
         {
             char cwd[PATH_MAX];
             if (getcwd(cwd, sizeof(cwd))) {
                 mc_buf_addf(&b, "MAXCODE_SRCDIR=%s", cwd);
-                mc_strv_push(&env, b.s);
+                mc_strv_push_owned(&env, mc_buf_detach(&b, NULL));
             }
         }
     } else {
@@ -531,13 +573,13 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
             goto oom;
     }
     if (spec->sanitized) {
-        mc_strv_push(&env, "ASAN_OPTIONS=detect_leaks=0:exitcode=86:"
-                           "allocator_may_return_null=0:"
-                           "max_allocation_size_mb=4096");
-        mc_strv_push(&env, "UBSAN_OPTIONS=halt_on_error=1:exitcode=86:"
-                           "print_stacktrace=0");
+        mc_strv_push(&env, "ASAN_OPTIONS=detect_leaks=0:exitcode="
+                           STR(SAN_EXIT) ":allocator_may_return_null=0:"
+                           "max_allocation_size_mb=" STR(SAN_MAX_ALLOC_MB));
+        mc_strv_push(&env, "UBSAN_OPTIONS=halt_on_error=1:exitcode="
+                           STR(SAN_EXIT) ":print_stacktrace=0");
     }
-    if (!argv.v || !argv.v[argv.n - 1])
+    if (mc_strv_status(&argv) || mc_strv_status(&env))
         goto oom;
     memset(&so, 0, sizeof(so));
     so.cwd = dir;
@@ -554,7 +596,7 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     res->signaled = r.signaled;
     res->sig = r.sig;
     res->truncated = r.truncated;
-    res->o.status = r.exited ? r.status : 128 + r.sig;
+    res->o.status = r.exited ? r.status : SIG_STATUS + r.sig;
     res->seconds = res->wall = r.wall_s;
     if (spec->tool) {
         res->instructions = parse_instructions(r.err.s, spec->tool);
@@ -691,7 +733,8 @@ first_errors(const struct mc_buf *diag, struct mc_buf *out)
     for (pass = 0; pass < 2 && !n; pass++) {
         const char *q;
 
-        for (q = p; *q && n < 3; q += strcspn(q, "\n"), q += *q == '\n') {
+        for (q = p; *q && n < FIRST_LINES;
+             q += strcspn(q, "\n"), q += *q == '\n') {
             size_t len = strcspn(q, "\n");
 
             if (!len || (pass == 0 && !is_error_line(q, len)))
@@ -763,7 +806,7 @@ describe_run(struct mc_eval *ev, const struct mc_run_out *o,
     mc_buf_addf(b, " (ran: %s%s%s, in a fresh directory%s)",
                 mc_target_name(ev->t), *args ? " " : "", args,
                 ev->t->files.n ? " with the files= files" : "");
-    for (n = 0; *p && n < 3; n++) {
+    for (n = 0; *p && n < FIRST_LINES; n++) {
         size_t len = strcspn(p, "\n");
         mc_buf_addf(b, "%s%.*s", n ? " | " : ": ", (int)len, p);
         p += len;
@@ -941,7 +984,7 @@ count_instructions(struct mc_eval *ev, const char *exe, double *count,
 {
     int failed;
 
-    if (!ev->instr_tool) {
+    if (ev->instr_tool == TOOL_UNKNOWN) {
         /* Probe once: perf counts only where the kernel lets it. */
         struct run_spec spec;
         struct run_result res;
@@ -949,16 +992,17 @@ count_instructions(struct mc_eval *ev, const char *exe, double *count,
         memset(&spec, 0, sizeof(spec));
         spec.exe = "/bin/true";
         spec.tool = "perf";
-        spec.timeout_s = 30;
-        ev->instr_tool = 2;
+        spec.timeout_s = PROBE_TIMEOUT_S;
+        ev->instr_tool = TOOL_VALGRIND;
         if (run_once(ev, &spec, &res, err) == MC_OK &&
             res.instructions > 0)
-            ev->instr_tool = 1;
+            ev->instr_tool = TOOL_PERF;
         result_release(&res);
         mc_err_clear(err);
     }
-    return bench_runs(ev, exe, ev->instr_tool == 1 ? "perf" : "valgrind",
-                      600, count, &failed, err);
+    return bench_runs(ev, exe,
+                      ev->instr_tool == TOOL_PERF ? "perf" : "valgrind",
+                      COUNT_TIMEOUT_S, count, &failed, err);
 }
 
 static int
@@ -975,7 +1019,7 @@ static double timing_timeout(struct mc_eval *ev);
 static enum mc_code
 time_original(struct mc_eval *ev, struct mc_err *err)
 {
-    double s[5], med, lo, hi;
+    double s[BASELINE_SAMPLES], med, lo, hi;
     enum mc_code rc = MC_OK;
     int lock, failed = 0, i;
 
@@ -985,19 +1029,18 @@ time_original(struct mc_eval *ev, struct mc_err *err)
     } else {
         rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &s[0],
                          &failed, err);
-        for (i = 0; !rc && !failed && i < 5; i++)
+        for (i = 0; !rc && !failed && i < BASELINE_SAMPLES; i++)
             rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &s[i],
                              &failed, err);
         if (!rc && failed)
             rc = mc_err_set(err, MC_EINVAL, "the original's timing build "
                             "timed out or crashed on its bench inputs");
         if (!rc) {
-            mc_eval_median_ci(s, 5, ALPHA, &med, &lo, &hi);
+            mc_eval_median_ci(s, BASELINE_SAMPLES, ALPHA, &med, &lo, &hi);
             ev->baseline_s = med;
         }
     }
-    if (lock >= 0)
-        close(lock);
+    mc_file_unlock(lock);
     return rc;
 }
 
@@ -1054,10 +1097,12 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
         int same;
 
         /* The original runs exactly as candidates will. */
-        rc = run_inputs(ev, ev->orig_test, 1, 0, 120, &a, i, err);
+        rc = run_inputs(ev, ev->orig_test, 1, 0, REF_TIMEOUT_S, &a, i,
+                        err);
         if (rc)
             goto out;
-        rc = run_inputs(ev, ev->orig_test, 1, 0, 120, &b, i, err);
+        rc = run_inputs(ev, ev->orig_test, 1, 0, REF_TIMEOUT_S, &b, i,
+                        err);
         if (rc) {
             result_release(&a);
             goto out;
@@ -1065,7 +1110,7 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
         ev->harness |= a.harness;
         unseen = a.timed_out || a.signaled || a.o.status ? unseen_arg(ev)
                                                          : NULL;
-        loader = a.o.status == 127 && a.o.err.s
+        loader = a.o.status == LOADER_EXIT && a.o.err.s
                      ? strstr(a.o.err.s, "error while loading shared")
                      : NULL;
         if (loader) {
@@ -1127,24 +1172,19 @@ out:
     return rc;
 }
 
-/* The timing phase's machine-wide lock (blocking). */
+/* The timing phase's machine-wide lock (blocking): the descriptor to
+ * pass to mc_file_unlock(), or -1 (said, and timing goes on unlocked). */
 static int
 timing_lock(struct mc_eval *ev)
 {
     struct mc_buf p = MC_BUF_INIT;
-    int fd;
+    int fd = -1;
 
     mc_buf_addf(&p, "%s/timing.lock", ev->cache_dir);
-    fd = mc_buf_status(&p) || mc_file_mkdirs_for(p.s, NULL)
-             ? -1
-             : open(p.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
+    if (mc_buf_status(&p) || mc_file_lock(p.s, 1, &fd, NULL))
         mc_info("cannot take the timing lock '%s': %s; timing unlocked",
                 p.s, strerror(errno));
     mc_buf_release(&p);
-    if (fd >= 0)
-        while (flock(fd, LOCK_EX) && errno == EINTR)
-            ;
     return fd;
 }
 
@@ -1152,10 +1192,10 @@ timing_lock(struct mc_eval *ev)
 static double
 timing_timeout(struct mc_eval *ev)
 {
-    double t = 20 * ev->orig_run_s * (double)(ev->t->bench_inputs.n
-                                                   ? ev->t->bench_inputs.n
-                                                   : 1);
-    return t < 10 ? 10 : t;
+    double t = TIMING_TIMEOUT_X * ev->orig_run_s *
+               (double)(ev->t->bench_inputs.n ? ev->t->bench_inputs.n : 1);
+
+    return t < TIMING_TIMEOUT_MIN_S ? TIMING_TIMEOUT_MIN_S : t;
 }
 
 /*
@@ -1204,7 +1244,8 @@ ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
         memcpy(tmp, ratio, n * sizeof(*tmp));
         mc_eval_median_ci(tmp, n, ALPHA, &med, &lo, &hi);
         if (lo > min_speedup || hi < min_speedup || hi < 1.0 ||
-            (hi - lo) / med < 0.03 || wall_now() - start > ev->timing_cap_s)
+            (hi - lo) / med < CI_NARROW ||
+            wall_now() - start > ev->timing_cap_s)
             break;
     }
     memcpy(tmp, ratio, n * sizeof(*tmp));
@@ -1257,7 +1298,7 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
         t->promoted = t->median > 1.0 && t->median >= min_speedup;
         /* Deterministic: the confirmation is the same count again (to a
          * part in 10^4: the environment's size moves it by a few). */
-        t->confirmed = t->promoted && fabs(ci2 - ci) <= 1e-4 * ci;
+        t->confirmed = t->promoted && fabs(ci2 - ci) <= COUNT_NOISE * ci;
         t->confirmed_speedup = t->confirmed ? t->median : 0;
         t->done = 1;
         goto out;
@@ -1298,8 +1339,7 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
 out:
     t->end = wall_now();
     mc_verbose("timing: end %.6f %s", t->end, ev->t->source);
-    if (lock >= 0)
-        close(lock);
+    mc_file_unlock(lock);
     return rc;
 }
 
@@ -1309,7 +1349,7 @@ static int
 check_runs(struct mc_eval *ev, const char *exe, int sanitized,
            struct mc_feedback *fb, const char *when, struct mc_err *err)
 {
-    double timeout = 10 * ev->orig_run_s + 5;
+    double timeout = RUN_TIMEOUT_X * ev->orig_run_s + RUN_TIMEOUT_PAD_S;
     size_t i;
 
     for (i = 0; i < ev->n_runs; i++) {
@@ -1317,14 +1357,15 @@ check_runs(struct mc_eval *ev, const char *exe, int sanitized,
         struct mc_buf diff = MC_BUF_INIT;
         int ok = 1;
 
-        if (run_inputs(ev, exe, 1, sanitized, sanitized ? 4 * timeout
-                                                        : timeout,
-                       &res, i, err))
+        if (run_inputs(ev, exe, 1, sanitized,
+                       sanitized ? SAN_SLOWDOWN * timeout : timeout, &res, i,
+                       err))
             return 0;
         if (res.timed_out) {
             fb->verdict = MC_VERDICT_TIMEOUT;
             mc_buf_addf(&fb->detail, "%s: timed out after %.1f s%s",
-                        input_name(ev, i), sanitized ? 4 * timeout : timeout,
+                        input_name(ev, i),
+                        sanitized ? SAN_SLOWDOWN * timeout : timeout,
                         when);
             ok = 0;
         } else if (sanitized && (res.o.status == SAN_EXIT ||
@@ -1337,7 +1378,8 @@ check_runs(struct mc_eval *ev, const char *exe, int sanitized,
             mc_buf_addf(&fb->detail, "%s: sanitizer report: %.200s",
                         input_name(ev, i), rep ? rep : res.o.err.s);
             ok = 0;
-        } else if (res.signaled && !(ev->ref[i].status == 128 + res.sig)) {
+        } else if (res.signaled &&
+                   !(ev->ref[i].status == SIG_STATUS + res.sig)) {
             fb->verdict = MC_VERDICT_CRASH;
             mc_buf_addf(&fb->detail, "%s: killed by signal %d (%s)%s",
                         input_name(ev, i), res.sig, strsignal(res.sig),
@@ -1373,7 +1415,7 @@ run_check(struct mc_eval *ev, const char *exe, struct mc_feedback *fb,
     memset(&spec, 0, sizeof(spec));
     spec.exe = exe;
     spec.shell_cmd = check;
-    spec.timeout_s = 120;
+    spec.timeout_s = CHECK_TIMEOUT_S;
     spec.untrusted = 1;
     if (run_once(ev, &spec, &res, err))
         return 0;
@@ -1388,22 +1430,6 @@ run_check(struct mc_eval *ev, const char *exe, struct mc_feedback *fb,
     return ok;
 }
 
-/* Replace each occurrence of SECRET in B by "***". */
-static void
-mask(struct mc_buf *b, const char *secret)
-{
-    size_t n = secret ? strlen(secret) : 0;
-    char *p;
-
-    if (n < 4 || !b->cap)
-        return;
-    while ((p = strstr(b->s, secret)) != NULL) {
-        memcpy(p, "***", 3);
-        memmove(p + 3, p + n, strlen(p + n) + 1);
-        b->len -= n - 3;
-    }
-}
-
 /* No API key leaves through a feedback record, even if a candidate
  * managed to read one and print it. */
 static void
@@ -1413,11 +1439,12 @@ mask_secrets(const struct mc_eval *ev, struct mc_feedback *fb)
                                        "ANTHROPIC_API_KEY"};
     size_t i;
 
-    mask(&fb->detail, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
-    mask(&fb->diagnostics, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
+    mc_log_mask(&fb->detail, mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
+    mc_log_mask(&fb->diagnostics,
+                mc_conf_get(&ev->t->conf, MC_SET_API_KEY));
     for (i = 0; i < MC_ARRAY_SIZE(vars); i++) {
-        mask(&fb->detail, getenv(vars[i]));
-        mask(&fb->diagnostics, getenv(vars[i]));
+        mc_log_mask(&fb->detail, getenv(vars[i]));
+        mc_log_mask(&fb->diagnostics, getenv(vars[i]));
     }
 }
 
@@ -1472,7 +1499,7 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     if (!check_runs(ev, test_exe, 0, fb, "", err) ||
         !run_check(ev, test_exe, fb, err))
         goto out;
-    if (sanitize && ev->t->lang != MC_LANG_CUDA) {
+    if (sanitize && mc_lang_get(ev->t->lang)->sanitize) {
         static const char *const san[] = {
             "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
             "-fno-omit-frame-pointer", "-g", NULL};

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * file.c: whole-file reads, atomic writes and mkdir -p.
+ * file.c: whole-file reads, atomic writes, mkdir -p and lock files.
  */
 #include "mc_setup.h"
 #include "file.h"
 #include "alloc.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 
 /* mkdir -p of the directory part of PATH. */
 enum mc_code
@@ -136,3 +137,52 @@ out:
     return rc;
 }
 
+
+enum mc_code
+mc_file_lock(const char *path, int blocking, int *fd, struct mc_err *err)
+{
+    enum mc_code rc;
+    int e;
+
+    *fd = -1;
+    rc = mc_file_mkdirs_for(path, err);
+    if (rc)
+        return rc;
+    for (;;) {
+        struct stat held, now;
+
+        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (*fd < 0) {
+            e = errno;
+            rc = mc_err_set(err, MC_EIO, "cannot open lock '%s': %s", path,
+                            strerror(e));
+            break;
+        }
+        if (flock(*fd, LOCK_EX | (blocking ? 0 : LOCK_NB))) {
+            e = errno;
+            close(*fd);
+            *fd = -1;
+            if (e == EINTR)
+                continue;
+            rc = e == EWOULDBLOCK
+                     ? MC_EINVAL
+                     : mc_err_set(err, MC_EIO, "cannot lock '%s': %s", path,
+                                  strerror(e));
+            break;
+        }
+        if (fstat(*fd, &held) == 0 && stat(path, &now) == 0 &&
+            held.st_ino == now.st_ino && held.st_dev == now.st_dev)
+            return MC_OK;
+        close(*fd); /* removed or replaced meanwhile: lock the new one */
+        *fd = -1;
+    }
+    errno = e; /* for a caller that words the failure itself */
+    return rc;
+}
+
+void
+mc_file_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* releases the flock */
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * file.h: small file helpers shared by the cache, the variant writer and
- * the commands.
+ * file.h: small file helpers shared by the cache, the variant writer, the
+ * evaluator and the commands: whole-file reads, atomic writes, mkdir -p
+ * and lock files.
  */
 #ifndef MC_FILE_H
 #define MC_FILE_H
@@ -34,5 +35,23 @@ enum mc_code mc_file_write_atomic(const char *path, const void *data,
 
 /* mkdir -p of the directory part of PATH. */
 enum mc_code mc_file_mkdirs_for(const char *path, struct mc_err *err);
+
+/*
+ * Take the exclusive flock() of the file at PATH, which is created (with
+ * its directories) when missing. With BLOCKING, wait for it; without,
+ * return MC_EINVAL at once, and no message, when another process holds
+ * it. A lock file can be removed (by `maxcode cache clean` or a trim)
+ * between the open() and the flock(), and a lock on a removed file is
+ * one nobody else sees: so once locked, PATH is checked to still be the
+ * file held, and the lock is taken again on the new file if not.
+ * On success *FD is the descriptor that holds the lock: pass it to
+ * mc_file_unlock(). On failure *FD is -1, the error is MC_EIO naming
+ * PATH (or what mc_file_mkdirs_for() says), and errno keeps its cause.
+ */
+enum mc_code mc_file_lock(const char *path, int blocking, int *fd,
+                          struct mc_err *err);
+
+/* Release the lock FD from mc_file_lock() by closing it; -1 is ignored. */
+void mc_file_unlock(int fd);
 
 #endif /* MC_FILE_H */

@@ -7,7 +7,8 @@
 #include "alloc.h"
 #include "buf.h"
 
-#define MAX_SECRETS 8
+#define MAX_SECRETS 8 /* registered secrets remembered */
+#define MIN_SECRET  4 /* shorter ones would mask ordinary words */
 
 static enum mc_log_level current_level = MC_LOG_NORMAL;
 static mc_log_sink_fn current_sink;
@@ -53,7 +54,7 @@ mc_log_add_secret(const char *secret)
 {
     size_t i;
 
-    if (!secret || strlen(secret) < 4)
+    if (!secret || strlen(secret) < MIN_SECRET)
         return;
     for (i = 0; i < MAX_SECRETS; i++) {
         if (secrets[i] && !strcmp(secrets[i], secret))
@@ -88,20 +89,27 @@ mc_log_holds_secret(const char *text)
 }
 
 void
+mc_log_mask(struct mc_buf *b, const char *secret)
+{
+    size_t n = secret ? strlen(secret) : 0;
+    char *p;
+
+    if (n < MIN_SECRET || !b->cap)
+        return;
+    while ((p = strstr(b->s, secret)) != NULL) {
+        memcpy(p, "***", 3);
+        memmove(p + 3, p + n, strlen(p + n) + 1);
+        b->len -= n - 3;
+    }
+}
+
+void
 mc_log_mask_secrets(struct mc_buf *b)
 {
     size_t i;
 
-    for (i = 0; i < MAX_SECRETS && secrets[i]; i++) {
-        size_t n = strlen(secrets[i]);
-        char *p;
-
-        while ((p = strstr(b->s, secrets[i])) != NULL) {
-            memcpy(p, "***", 3);
-            memmove(p + 3, p + n, strlen(p + n) + 1);
-            b->len -= n - 3;
-        }
-    }
+    for (i = 0; i < MAX_SECRETS && secrets[i]; i++)
+        mc_log_mask(b, secrets[i]);
 }
 
 void

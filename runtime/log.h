@@ -52,6 +52,14 @@ void mc_log_clear_secrets(void);
 /* Does TEXT hold a registered secret? */
 int mc_log_holds_secret(const char *text);
 
+/*
+ * Replace each occurrence of SECRET in B by "***", in place. A NULL
+ * SECRET, one shorter than 4 bytes (it would mask ordinary words) and an
+ * empty B are left alone. This is the one masking loop: the log, the
+ * model client and the evaluator's feedback records all go through it.
+ */
+void mc_log_mask(struct mc_buf *b, const char *secret);
+
 /* Replace each registered secret in B by "***", in place. */
 void mc_log_mask_secrets(struct mc_buf *b);
 

@@ -25,6 +25,25 @@
 
 #define MB (1024ULL * 1024)
 
+/* The rlimits of a run: untrusted (candidate code) and trusted (the
+ * compiler, the original's builds). The CPU limit is the timeout plus
+ * CPU_SLACK_S, so that the wall-clock timeout normally fires first. */
+#define CPU_SLACK_S        2
+#define FSIZE_UNTRUSTED    (256 * MB)
+#define FSIZE_TRUSTED      (1024 * MB)
+#define NOFILE_UNTRUSTED   256
+#define NOFILE_TRUSTED     1024
+#define AS_UNTRUSTED       (4096 * MB)
+#define AS_TRUSTED         (8192 * MB)
+#define NPROC_UNTRUSTED    64
+#define TIMEOUT_DEFAULT_S  60    /* a run whose timeout_s is 0 */
+#define NOBODY_ID          65534 /* "nobody" when the passwd lacks it */
+#define TREE_DEPTH_MAX     32    /* directories copied in, nested */
+#define COPY_CHUNK         65536 /* bytes copied at a time */
+#define NFTW_FDS           16    /* descriptors nftw() may hold */
+#define SWEEP_KIDS         256   /* children killed per sweep round */
+#define SWEEP_ROUNDS       100   /* rounds before a sweep gives up */
+
 /* Landlock write rights of ABI 1 (all that Debian 12's header has; newer
  * kernels accept them unchanged). */
 #define LL_WRITE                                                            \
@@ -53,8 +72,10 @@ landlock_abi(void)
 }
 
 /* Rights newer than Debian 12's header: REFER (ABI 2), TRUNCATE (3). */
-#define LL_REFER    (1ULL << 13)
-#define LL_TRUNCATE (1ULL << 14)
+#define LL_REFER        (1ULL << 13)
+#define LL_TRUNCATE     (1ULL << 14)
+#define LL_ABI_REFER    2
+#define LL_ABI_TRUNCATE 3
 
 /* Allow writes only beneath DIR (and to /dev/null), with every write
  * right the kernel's Landlock ABI knows. */
@@ -62,8 +83,8 @@ static int
 restrict_writes(const char *dir, int abi)
 {
 #ifdef SYS_landlock_create_ruleset
-    __u64 write = LL_WRITE | (abi >= 2 ? LL_REFER : 0) |
-                  (abi >= 3 ? LL_TRUNCATE : 0);
+    __u64 write = LL_WRITE | (abi >= LL_ABI_REFER ? LL_REFER : 0) |
+                  (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
     struct landlock_ruleset_attr attr = {.handled_access_fs = write};
     struct landlock_path_beneath_attr rule;
     int rs, ok;
@@ -79,7 +100,7 @@ restrict_writes(const char *dir, int abi)
     if (rule.parent_fd >= 0)
         close(rule.parent_fd);
     rule.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE |
-                          (abi >= 3 ? LL_TRUNCATE : 0);
+                          (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
     rule.parent_fd = open("/dev/null", O_PATH | O_CLOEXEC);
     if (ok && rule.parent_fd >= 0)
         ok = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
@@ -110,7 +131,7 @@ static int
 child_setup(void *ctx)
 {
     const struct setup *s = ctx;
-    rlim_t cpu = (rlim_t)s->timeout_s + 2;
+    rlim_t cpu = (rlim_t)s->timeout_s + CPU_SLACK_S;
 
     if (s->sb->netns && setns(s->sb->netns_fd, CLONE_NEWNET)) {
         dprintf(2, "maxcode: sandbox: cannot cut the network: %s\n",
@@ -124,10 +145,10 @@ child_setup(void *ctx)
     }
     limit(RLIMIT_CPU, cpu);
     limit(RLIMIT_CORE, 0);
-    limit(RLIMIT_FSIZE, s->untrusted ? 256 * MB : 1024 * MB);
-    limit(RLIMIT_NOFILE, s->untrusted ? 256 : 1024);
+    limit(RLIMIT_FSIZE, s->untrusted ? FSIZE_UNTRUSTED : FSIZE_TRUSTED);
+    limit(RLIMIT_NOFILE, s->untrusted ? NOFILE_UNTRUSTED : NOFILE_TRUSTED);
     if (!s->no_as_limit)
-        limit(RLIMIT_AS, s->untrusted ? 4096 * MB : 8192 * MB);
+        limit(RLIMIT_AS, s->untrusted ? AS_UNTRUSTED : AS_TRUSTED);
     if (s->untrusted && s->sb->drop) {
         if (setgroups(0, NULL) || setgid(s->sb->gid) ||
             setuid(s->sb->uid)) {
@@ -137,7 +158,7 @@ child_setup(void *ctx)
         }
     }
     if (s->untrusted)
-        limit(RLIMIT_NPROC, 64);
+        limit(RLIMIT_NPROC, NPROC_UNTRUSTED);
     return 0;
 }
 
@@ -216,8 +237,8 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
     if (geteuid() == 0) {
         pw = getpwnam("nobody");
         sb->drop = 1;
-        sb->uid = pw ? pw->pw_uid : 65534;
-        sb->gid = pw ? pw->pw_gid : 65534;
+        sb->uid = pw ? pw->pw_uid : NOBODY_ID;
+        sb->gid = pw ? pw->pw_gid : NOBODY_ID;
     }
     sb->pidns = probe_clone(CLONE_NEWPID | CLONE_NEWIPC);
     sb->netns_fd = make_netns();
@@ -241,7 +262,7 @@ rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 void
 mc_sandbox_rmtree(const char *path)
 {
-    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    nftw(path, rm_one, NFTW_FDS, FTW_DEPTH | FTW_PHYS);
 }
 
 void
@@ -303,7 +324,7 @@ copy_tree(struct mc_sandbox *sb, const char *from, const char *to, int depth,
         DIR *d;
         struct dirent *de;
 
-        if (depth > 32)
+        if (depth > TREE_DEPTH_MAX)
             return mc_err_set(err, MC_EIO, "cannot copy '%s': nested too "
                               "deep", from);
         if ((mkdir(to, 0755) && errno != EEXIST) || give(sb, to))
@@ -330,7 +351,7 @@ copy_tree(struct mc_sandbox *sb, const char *from, const char *to, int depth,
         return rc;
     }
     {
-        char buf[65536];
+        char buf[COPY_CHUNK];
         ssize_t n = 0;
         int in = open(from, O_RDONLY | O_CLOEXEC), out = -1;
 
@@ -423,10 +444,10 @@ children(pid_t *out, size_t cap)
 void
 mc_sandbox_sweep(void)
 {
-    pid_t kids[256];
+    pid_t kids[SWEEP_KIDS];
     int round;
 
-    for (round = 0; round < 100; round++) {
+    for (round = 0; round < SWEEP_ROUNDS; round++) {
         size_t i, n;
 
         /* As a subreaper, every descendant still alive is our child by
@@ -493,7 +514,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     s.write_dir = o->cwd ? o->cwd : sb->root;
     s.untrusted = o->untrusted;
     s.no_as_limit = o->no_as_limit;
-    s.timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
+    s.timeout_s = o->timeout_s > 0 ? o->timeout_s : TIMEOUT_DEFAULT_S;
     if (make_env(s.write_dir, o->env, &env))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     memset(&so, 0, sizeof(so));
@@ -522,14 +543,17 @@ mc_sandbox_describe(const struct mc_sandbox *sb)
 
     snprintf(text, sizeof(text),
              "network: %s; writes: %s; user: %s; processes: %s; limits: "
-             "cpu, address space 4 GiB, file size 256 MiB, 256 files, 64 "
-             "processes; timeout kills the process group; leftovers swept",
+             "cpu, address space %llu GiB, file size %llu MiB, %d files, "
+             "%d processes; timeout kills the process group; leftovers "
+             "swept",
              sb->netns ? "cut (new network namespace)"
                        : "NOT cut (no network namespace allowed here)",
              sb->landlock ? "only the run directory (Landlock)"
                           : "NOT restricted (no Landlock here)",
              sb->drop ? "nobody (dropped from root)" : "the invoking user",
              sb->pidns ? "own PID and IPC namespaces"
-                       : "NOT in their own PID namespace");
+                       : "NOT in their own PID namespace",
+             AS_UNTRUSTED / (1024 * MB), FSIZE_UNTRUSTED / MB,
+             NOFILE_UNTRUSTED, NPROC_UNTRUSTED);
     return text;
 }

@@ -17,6 +17,17 @@
 
 extern char **environ;
 
+#define OUT_CAP_DEFAULT (1u << 20) /* bytes kept per stream: out_cap 0 */
+#define READ_CHUNK      8192       /* bytes read from a pipe at a time */
+#define KILL_GRACE_S    1          /* to reap a child killed at the
+                                    * timeout */
+#define WAIT_POLL_US    1000       /* reaping without a pidfd: a poll */
+
+/* Exit statuses of a child that never ran its program. */
+#define EXIT_NO_SETUP   125 /* the caller's child_setup() refused */
+#define EXIT_NO_FDS     126 /* no stdin, stdout, stderr or directory */
+#define EXIT_NO_EXEC    127 /* execve() failed */
+
 void
 mc_spawn_result_init(struct mc_spawn_result *r)
 {
@@ -140,7 +151,7 @@ mc_spawn_clock(void)
 static int
 drain(int fd, struct mc_buf *b, size_t cap, int *truncated)
 {
-    char chunk[8192];
+    char chunk[READ_CHUNK];
     ssize_t n = read(fd, chunk, sizeof(chunk));
 
     if (n < 0)
@@ -167,19 +178,19 @@ child(char *const argv[], const char *exe, char *const *envp,
                  O_RDONLY);
     if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
         dup2(err_fd, 2) < 0)
-        _exit(126);
+        _exit(EXIT_NO_FDS);
     if (o && o->cwd && chdir(o->cwd))
-        _exit(126);
+        _exit(EXIT_NO_FDS);
     signal(SIGPIPE, SIG_DFL);
     if (o && o->child_setup && o->child_setup(o->setup_ctx))
-        _exit(125);
+        _exit(EXIT_NO_SETUP);
     /* The raw system call: an LD_PRELOAD interposer (Bear) in our own
      * process does not see it. */
     syscall(SYS_execve, exe, argv, envp);
     dprintf(2, "maxcode: cannot run '%s': %s\n", exe, strerror(errno));
     if (write(exec_fd, "x", 1) < 0)
-        _exit(127);
-    _exit(127);
+        _exit(EXIT_NO_EXEC);
+    _exit(EXIT_NO_EXEC);
 }
 
 enum mc_code
@@ -187,7 +198,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
          struct mc_spawn_result *r, struct mc_err *err)
 {
     struct mc_strv env = MC_STRV_INIT;
-    size_t cap = o && o->out_cap ? o->out_cap : (1u << 20);
+    size_t cap = o && o->out_cap ? o->out_cap : OUT_CAP_DEFAULT;
     double t0, timeout = o ? o->timeout_s : 0;
     int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
     int open_fds, wstatus = 0;
@@ -291,7 +302,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
                 r->timed_out = 1;
                 kill(-pid, SIGKILL);
                 kill(pid, SIGKILL);
-                left = 1;
+                left = KILL_GRACE_S;
             }
             if (pidfd >= 0) {
                 /* Readable when the child exits: no polling delay. */
@@ -300,7 +311,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
                                  ? (int)(left * 1000) + 1
                                  : -1);
             } else {
-                usleep(1000);
+                usleep(WAIT_POLL_US);
             }
         }
         if (pidfd >= 0)

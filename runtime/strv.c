@@ -13,6 +13,7 @@ mc_strv_init(struct mc_strv *sv)
     sv->v = NULL;
     sv->n = 0;
     sv->cap = 0;
+    sv->oom = 0;
 }
 
 void
@@ -27,24 +28,34 @@ mc_strv_release(struct mc_strv *sv)
 }
 
 enum mc_code
+mc_strv_status(const struct mc_strv *sv)
+{
+    return sv->oom ? MC_ENOMEM : MC_OK;
+}
+
+enum mc_code
 mc_strv_push_owned(struct mc_strv *sv, char *s)
 {
-    if (!s)
-        return MC_ENOMEM;
+    if (!s || sv->oom)
+        goto fail;
     if (sv->n + 2 > sv->cap) {
         size_t cap = sv->cap ? sv->cap * 2 : 8;
-        char **v = mc_realloc(sv->v, cap * sizeof(*v));
+        char **v = cap <= SIZE_MAX / sizeof(*v)
+                       ? mc_realloc(sv->v, cap * sizeof(*v))
+                       : NULL;
 
-        if (!v) {
-            mc_free(s);
-            return MC_ENOMEM;
-        }
+        if (!v)
+            goto fail;
         sv->v = v;
         sv->cap = cap;
     }
     sv->v[sv->n++] = s;
     sv->v[sv->n] = NULL;
     return MC_OK;
+fail:
+    mc_free(s);
+    sv->oom = 1;
+    return MC_ENOMEM;
 }
 
 enum mc_code
@@ -170,6 +181,7 @@ mc_shell_split(const char *command, struct mc_strv *out, struct mc_err *err)
     }
     goto out;
 oom:
+    out->oom = 1;
     rc = mc_err_set(err, MC_ENOMEM, "out of memory");
 out:
     mc_buf_release(&w);

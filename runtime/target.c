@@ -5,10 +5,8 @@
  */
 #include "mc_setup.h"
 #include "target.h"
-#include "prompt.h"
 #include "alloc.h"
 #include "buf.h"
-#include "cache.h"
 #include "compdb.h"
 #include "file.h"
 #include "mark.h"
@@ -18,6 +16,10 @@
 #include <dirent.h>
 #include <glob.h>
 #include <math.h>
+
+#define IDENT_SLOTS    16 /* compiler identities memoized per process */
+#define TREE_DEPTH_MAX 32 /* directories of files= hashed, nested */
+#define BINS           3  /* bins=S1+S2+S3 */
 
 enum check {
     C_FILES,    /* files that must exist */
@@ -442,7 +444,7 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
         return mc_err_set(err, MC_EINVAL, "option '%s' is empty", d->name);
     case C_IDENT: {
         const char *p = value;
-        if (t->lang != MC_LANG_CUDA)
+        if (!mc_lang_get(t->lang)->kernels)
             return mc_err_set(err, MC_EINVAL, "option 'kernel' applies only "
                               "to CUDA sources (.cu), not '%s'", t->source);
         if (!isalpha((unsigned char)*p) && *p != '_')
@@ -526,7 +528,7 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
                 break;
             prev = a;
         }
-        rc = (tmp.n == 3 && count == 3) ? MC_OK : MC_EINVAL;
+        rc = (tmp.n == BINS && count == BINS) ? MC_OK : MC_EINVAL;
         mc_strv_release(&tmp);
         if (rc)
             return mc_err_set(err, MC_EINVAL, "option 'bins=%s': expected "
@@ -571,35 +573,28 @@ pin_lists(struct mc_target *t)
     return rc;
 }
 
-static int
-lang_of(const char *path, enum mc_lang *lang)
+/* MC_EINVAL: SOURCE is of no language in the table. */
+static enum mc_code
+not_source(const char *source, struct mc_err *err)
 {
-    static const struct {
-        const char *ext;
-        enum mc_lang lang;
-    } exts[] = {
-        {".c", MC_LANG_C},     {".cc", MC_LANG_CXX}, {".cpp", MC_LANG_CXX},
-        {".cxx", MC_LANG_CXX}, {".C", MC_LANG_CXX},  {".c++", MC_LANG_CXX},
-        {".cu", MC_LANG_CUDA},
-    };
-    const char *dot = strrchr(path, '.');
-    size_t i;
+    struct mc_buf names = MC_BUF_INIT, exts = MC_BUF_INIT;
+    enum mc_code rc;
 
-    if (!dot || strchr(dot, '/'))
-        return -1;
-    for (i = 0; i < MC_ARRAY_SIZE(exts); i++) {
-        if (!strcmp(dot, exts[i].ext)) {
-            *lang = exts[i].lang;
-            return 0;
-        }
-    }
-    return -1;
+    if (mc_lang_add_names(&names) || mc_lang_add_exts(&exts))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    else
+        rc = mc_err_set(err, MC_EINVAL, "SOURCE '%s' is not %s (%s)",
+                        source, names.s, exts.s);
+    mc_buf_release(&names);
+    mc_buf_release(&exts);
+    return rc;
 }
 
 enum mc_code
 mc_target_parse(struct mc_target *t, const char *source, char *const *args,
                 size_t n, struct mc_conf *base, struct mc_err *err)
 {
+    const struct mc_lang_info *lang;
     enum mc_code rc = MC_OK;
     struct stat st;
     size_t i;
@@ -619,9 +614,9 @@ mc_target_parse(struct mc_target *t, const char *source, char *const *args,
     t->source = vpath_find(source);
     if (!t->source)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (lang_of(source, &t->lang))
-        return mc_err_set(err, MC_EINVAL, "SOURCE '%s' is not C, C++ or "
-                          "CUDA (.c, .cc, .cpp, .cxx, .C, .cu)", source);
+    if (!(lang = mc_lang_of_path(source)))
+        return not_source(source, err);
+    t->lang = lang->lang;
     if (stat(t->source, &st) || !S_ISREG(st.st_mode))
         return mc_err_set(err, MC_EINVAL, "SOURCE '%s' not found%s", source,
                           vpath_dirs.n ? " (nor on VPATH)" : "");
@@ -755,7 +750,7 @@ mc_target_get(const struct mc_target *t, enum mc_opt opt)
     case MC_OPT_COMPARE:
         return "both";
     case MC_OPT_BINS:
-        return t->lang == MC_LANG_CUDA ? "140+320+475" : "125+180+260";
+        return mc_lang_get(t->lang)->bins;
     default:
         return "";
     }
@@ -787,7 +782,7 @@ mc_target_name(const struct mc_target *t)
 struct ident {
     char *compiler, *identity;
 };
-static struct ident idents[16];
+static struct ident idents[IDENT_SLOTS];
 
 const char *
 mc_compiler_identity(const char *compiler)
@@ -855,7 +850,7 @@ hash_tree(struct mc_hash *h, const char *path, int depth,
         mc_hash_field_str(h, "file-name", path);
         return mc_hash_field_file(h, "file", path, err);
     }
-    if (depth > 32)
+    if (depth > TREE_DEPTH_MAX)
         return mc_err_set(err, MC_EINVAL, "'%s': directories nested too "
                           "deep", path);
     mc_hash_field_str(h, "dir-name", path);
@@ -881,26 +876,26 @@ hash_tree(struct mc_hash *h, const char *path, int depth,
 }
 
 enum mc_code
-mc_target_key(const struct mc_target *t, int trace,
-              char hex[MC_KEY_HEX + 1], struct mc_err *err)
+mc_target_key_with(const struct mc_target *t, const struct mc_key_versions *v,
+                   int trace, char hex[MC_KEY_HEX + 1], struct mc_err *err)
 {
-    static const char *const lang_names[] = {"c", "c++", "cuda"};
     struct mc_digest d;
     struct mc_hash h;
     enum mc_code rc = MC_OK;
     const char *ident;
-    char version[16];
     size_t i;
 
+    if (!v || !v->entry_format || !v->prompt_version)
+        return mc_err_set(err, MC_EINTERNAL, "the key's versions are "
+                          "not given");
     ident = mc_compiler_identity(t->compiler ? t->compiler : "");
     if (!ident)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     if (mc_hash_init(&h))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     mc_hash_set_trace(&h, trace);
-    snprintf(version, sizeof(version), "%d", MC_ENTRY_VERSION);
-    mc_hash_field_str(&h, "entry-format", version);
-    mc_hash_field_str(&h, "lang", lang_names[t->lang]);
+    mc_hash_field_str(&h, "entry-format", v->entry_format);
+    mc_hash_field_str(&h, "lang", mc_lang_get(t->lang)->key_name);
     /* The path matters: the variant's #line and include rewriting name
      * it, and two copies of a file in two directories are two units. */
     mc_hash_field_str(&h, "source-name", t->source);
@@ -958,7 +953,7 @@ mc_target_key(const struct mc_target *t, int trace,
         mc_hash_field_str(&h, "critic-model",
                           *critic ? critic
                                   : mc_conf_get(&t->conf, MC_SET_MODEL));
-        mc_hash_field_str(&h, "prompt-version", mc_prompt_version());
+        mc_hash_field_str(&h, "prompt-version", v->prompt_version);
     }
     mc_hash_digest(&h, &d);
     mc_digest_hex(&d, hex);
@@ -1008,11 +1003,12 @@ add_var_words(mc_target_var_fn var, void *ctx, const char *name,
 static int
 links_cxx(const struct mc_target *t)
 {
-    enum mc_lang lang;
+    const struct mc_lang_info *lang;
     size_t i;
 
     for (i = 0; i < t->link.n; i++)
-        if (!lang_of(t->link.v[i], &lang) && lang == MC_LANG_CXX)
+        if ((lang = mc_lang_of_path(t->link.v[i])) != NULL &&
+            lang->lang == MC_LANG_CXX)
             return 1;
     return 0;
 }
@@ -1021,10 +1017,8 @@ enum mc_code
 mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
                         void *ctx, int *from_db, struct mc_err *err)
 {
-    static const char *const cc_var[] = {"CC", "CXX", "NVCC"};
-    static const char *const cc_default[] = {"cc", "c++", "nvcc"};
-    static const char *const flags_var[] = {"CFLAGS", "CXXFLAGS",
-                                            "NVCCFLAGS"};
+    const struct mc_lang_info *lang = mc_lang_get(t->lang);
+    const struct mc_lang_info *cxx = mc_lang_get(MC_LANG_CXX);
     struct mc_compdb_entry e = MC_COMPDB_ENTRY_INIT;
     const char *db = mc_conf_get(&t->conf, MC_SET_COMPDB);
     enum mc_code rc = MC_OK;
@@ -1049,21 +1043,20 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
             goto out;
         }
     } else {
-        char *cc = var(cc_var[t->lang], ctx);
+        char *cc = var(lang->cc_var, ctx);
 
         if (cc && !*cc) {
             mc_free(cc);
             cc = NULL;
         }
-        t->compiler = cc ? cc : mc_strdup(cc_default[t->lang]);
+        t->compiler = cc ? cc : mc_strdup(lang->cc_default);
         if (!t->compiler) {
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
             goto out;
         }
         rc = add_var_words(var, ctx, "CPPFLAGS", &t->flags, err);
         if (!rc)
-            rc = add_var_words(var, ctx, flags_var[t->lang], &t->flags,
-                               err);
+            rc = add_var_words(var, ctx, lang->flags_var, &t->flags, err);
         if (rc)
             goto out;
     }
@@ -1084,13 +1077,13 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     if (!rc)
         rc = add_var_words(var, ctx, "LDLIBS", &t->ldlibs, err);
     if (!rc && t->lang == MC_LANG_C && links_cxx(t)) {
-        char *cxx = var("CXX", ctx);
+        char *ld = var(cxx->cc_var, ctx);
 
-        if (cxx && !*cxx) {
-            mc_free(cxx);
-            cxx = NULL;
+        if (ld && !*ld) {
+            mc_free(ld);
+            ld = NULL;
         }
-        t->linker = cxx ? cxx : mc_strdup("c++");
+        t->linker = ld ? ld : mc_strdup(cxx->cc_default);
         if (!t->linker)
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     }

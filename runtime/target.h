@@ -15,11 +15,10 @@
 #include "conf.h"
 #include "hash.h"
 #include "buf.h"
+#include "lang.h"
 #include "strv.h"
 
 #include <regex.h>
-
-enum mc_lang { MC_LANG_C, MC_LANG_CXX, MC_LANG_CUDA };
 
 enum mc_opt {
     MC_OPT_LINK,
@@ -131,11 +130,39 @@ const char *mc_target_get(const struct mc_target *t, enum mc_opt opt);
 const char *mc_compiler_identity(const char *compiler);
 
 /*
- * Compute T's content key into HEX: XXH3-128 over the entry-format
- * version, language, source bytes, compiler identity, flags, link files,
+ * The versions a content key hashes besides the unit itself: of what
+ * reads the cache entry, and of what writes the model's prompts. The
+ * target module knows neither (it does not include cache.h or
+ * prompt.h): the caller passes them in; mc_key_versions_current() in
+ * key.h gives this build's. The strings are the caller's.
+ */
+struct mc_key_versions {
+    const char *entry_format;   /* the cache entry format: "1" for
+                                 * MC_ENTRY_VERSION 1 */
+    const char *prompt_version; /* the prompt templates' version
+                                 * (mc_prompt_version()); hashed only
+                                 * for a model-driven search */
+};
+
+/*
+ * Compute T's content key into HEX: XXH3-128 over V's entry format,
+ * the language, source bytes, compiler identity, flags, link files,
  * inputs, and every option's effective value (DESIGN 1.2), the model,
- * and for a model-driven search the API, the critic model and the
- * prompt templates' version. T->compiler and T->flags must be set. With TRACE, each field is logged (verbose).
+ * and for a model-driven search the API, the critic model and V's
+ * prompt version. T->compiler and T->flags must be set. With TRACE, each
+ * field is logged (verbose). A NULL V or a NULL field of V is
+ * MC_EINTERNAL.
+ */
+enum mc_code mc_target_key_with(const struct mc_target *t,
+                                const struct mc_key_versions *v, int trace,
+                                char hex[MC_KEY_HEX + 1],
+                                struct mc_err *err);
+
+/*
+ * mc_target_key_with() with this build's versions
+ * (mc_key_versions_current()). Kept with its old signature for the
+ * commands; it is defined in key.c, so that target.c needs neither
+ * cache.h nor prompt.h.
  */
 enum mc_code mc_target_key(const struct mc_target *t, int trace,
                            char hex[MC_KEY_HEX + 1], struct mc_err *err);

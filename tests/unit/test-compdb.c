@@ -19,14 +19,17 @@
 
 static char scratch[PATH_MAX];
 
-/* Make a scratch directory and enter it; scratch holds its realpath. */
+/* Make a scratch directory and enter it; scratch holds its realpath.
+ * A case that cannot have one fails (it would otherwise return before
+ * asserting anything, and the binary would pass with nothing checked). */
 static int
 enter(void)
 {
     char tmpl[] = "/tmp/mc-compdb-XXXXXX";
 
     if (!mkdtemp(tmpl) || !realpath(tmpl, scratch) || chdir(scratch)) {
-        printf("# cannot make a scratch directory\n");
+        ok(0, "make a scratch directory and enter it");
+        printf("#   %s: %s\n", tmpl, strerror(errno));
         return 0;
     }
     return 1;

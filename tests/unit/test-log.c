@@ -3,6 +3,7 @@
  * test-log.c: log levels and secret masking.
  */
 #include "mc_setup.h"
+#include "buf.h"
 #include "log.h"
 #include "tap.h"
 
@@ -57,10 +58,36 @@ test_log__secrets_are_masked(void)
     mc_log_set_sink(NULL, NULL);
 }
 
+static void
+test_log__mask_one_secret(void)
+{
+    struct mc_buf b = MC_BUF_INIT;
+
+    mc_buf_adds(&b, "key=abcd1234; again abcd1234.");
+    mc_log_mask(&b, "abcd1234");
+    is_str(b.s, "key=***; again ***.", "every occurrence is masked");
+    is_long(b.len, strlen(b.s), "and the length follows");
+    mc_log_mask(&b, "key");
+    is_str(b.s, "key=***; again ***.", "a secret under 4 bytes is not");
+    mc_log_mask(&b, NULL);
+    is_str(b.s, "key=***; again ***.", "a NULL secret does nothing");
+    mc_buf_release(&b);
+    mc_log_mask(&b, "abcd1234");
+    is_str(b.s, "", "an empty buffer is left alone");
+    mc_buf_adds(&b, "registered s3cr3t-value here");
+    mc_log_add_secret("s3cr3t-value");
+    mc_log_mask_secrets(&b);
+    is_str(b.s, "registered *** here",
+           "mc_log_mask_secrets masks the registered secrets");
+    mc_log_clear_secrets();
+    mc_buf_release(&b);
+}
+
 int
 main(void)
 {
     TAP_RUN(test_log__levels);
     TAP_RUN(test_log__secrets_are_masked);
+    TAP_RUN(test_log__mask_one_secret);
     return tap_done();
 }

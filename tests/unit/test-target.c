@@ -4,6 +4,7 @@
  */
 #include "mc_setup.h"
 #include "alloc.h"
+#include "key.h"
 #include "target.h"
 #include "tap.h"
 
@@ -204,6 +205,45 @@ test_target__key_with_text_in_memory(void)
 }
 
 static void
+test_target__key_versions(void)
+{
+    char *builtin[] = {NULL};
+    char *llm[] = {"proposer=llm", NULL};
+    struct mc_key_versions now, other;
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char k0[MC_KEY_HEX + 1], k1[MC_KEY_HEX + 1], k2[MC_KEY_HEX + 1];
+
+    mc_key_versions_current(&now);
+    is_str(now.entry_format, "1", "this build's entry format");
+    ok(!strncmp(now.prompt_version, "p1-", 3), "and prompt version");
+    parse(&t, "hot.c", builtin, "-O2", k0, &err);
+    is_long(mc_target_key_with(&t, &now, 0, k1, &err), MC_OK,
+            "keyed with the versions given");
+    is_str(k0, k1, "mc_target_key() keys with this build's versions");
+    other = now;
+    other.prompt_version = "p1-0000000000000000";
+    mc_target_key_with(&t, &other, 0, k2, &err);
+    is_str(k1, k2, "the prompt version does not key a built-in search");
+    other = now;
+    other.entry_format = "2";
+    mc_target_key_with(&t, &other, 0, k2, &err);
+    ok(strcmp(k1, k2) != 0, "another entry format, another key");
+    is_long(mc_target_key_with(&t, NULL, 0, k2, &err), MC_EINTERNAL,
+            "no versions is a bug");
+    mc_target_release(&t);
+    mc_err_clear(&err);
+    parse(&t, "hot.c", llm, "-O2", k0, &err);
+    mc_target_key_with(&t, &now, 0, k1, &err);
+    is_str(k0, k1, "the same for a model-driven search");
+    other = now;
+    other.prompt_version = "p1-0000000000000000";
+    mc_target_key_with(&t, &other, 0, k2, &err);
+    ok(strcmp(k1, k2) != 0, "whose key follows the prompt version");
+    mc_target_release(&t);
+}
+
+static void
 test_target__vpath(void)
 {
     char *args[] = {"link=vlib.c", "inputs=v/*.in", NULL};
@@ -259,6 +299,7 @@ main(void)
     TAP_RUN(test_target__bad_options);
     TAP_RUN(test_target__files_ignore_and_ldlibs);
     TAP_RUN(test_target__key_with_text_in_memory);
+    TAP_RUN(test_target__key_versions);
     TAP_RUN(test_target__vpath);
     snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
     if (system(cmd))

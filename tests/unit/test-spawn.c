@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test-spawn.c: running a child: its exit status or signal, capped
+ * output, and above all the timeout: a command that sleeps past it is
+ * killed with its whole process group (a background child included,
+ * also when the command closed its output) and reported as timed out,
+ * within a bounded time.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "file.h"
+#include "spawn.h"
+#include "tap.h"
+
+#include <signal.h>
+
+#define TIMEOUT_S 0.5 /* the timeout the cases give */
+#define BOUND_S   5.0 /* a killed run must be over by then */
+
+static char dir[] = "/tmp/mc-spawn-XXXXXX";
+
+/* Run "sh -c SCRIPT" with TIMEOUT (0: none) and cap CAP (0: default);
+ * *ELAPSED is how long mc_spawn() took. */
+static enum mc_code
+run_sh(const char *script, double timeout, size_t cap,
+       struct mc_spawn_result *r, double *elapsed)
+{
+    char *argv[] = {"sh", "-c", (char *)script, NULL};
+    struct mc_spawn_opts o;
+    double t0 = mc_spawn_clock();
+    enum mc_code rc;
+
+    memset(&o, 0, sizeof(o));
+    o.timeout_s = timeout;
+    o.out_cap = cap;
+    mc_spawn_result_init(r);
+    rc = mc_spawn(argv, &o, r, NULL);
+    *elapsed = mc_spawn_clock() - t0;
+    return rc;
+}
+
+/* Whether process PID is gone (or a zombie: dead, not yet reaped). */
+static int
+gone(pid_t pid)
+{
+    char path[64], buf[256], *p;
+    FILE *f;
+    int dead;
+
+    if (kill(pid, 0) && errno == ESRCH)
+        return 1;
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return 1;
+    dead = fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) != NULL &&
+           (p[2] == 'Z' || p[2] == 'X');
+    fclose(f);
+    return dead;
+}
+
+/* The PID written to FILE by the child, or -1. */
+static pid_t
+pid_in(const char *file)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    long pid = -1;
+
+    if (mc_file_read(file, &b, NULL) == MC_OK && b.len)
+        pid = strtol(b.s, NULL, 10);
+    mc_buf_release(&b);
+    return (pid_t)pid;
+}
+
+/* Whether PID is gone within BOUND_S (init may take a moment to reap
+ * an orphan). */
+static int
+gone_soon(pid_t pid)
+{
+    double t0 = mc_spawn_clock();
+
+    while (!gone(pid) && mc_spawn_clock() - t0 < BOUND_S)
+        usleep(10000);
+    return gone(pid);
+}
+
+static void
+test_spawn__exit_and_signal(void)
+{
+    struct mc_spawn_result r;
+    double t;
+
+    is_long(run_sh("echo out; echo err >&2; exit 3", 0, 0, &r, &t), MC_OK,
+            "a command runs");
+    ok(r.exited && r.status == 3 && !r.signaled && !r.timed_out,
+       "its exit status is reported");
+    is_str(r.out.s, "out\n", "stdout is captured");
+    is_str(r.err.s, "err\n", "stderr apart");
+    mc_spawn_result_release(&r);
+    run_sh("kill -TERM $$", 0, 0, &r, &t);
+    ok(r.signaled && r.sig == SIGTERM && !r.exited,
+       "a signal that ends it is reported");
+    mc_spawn_result_release(&r);
+}
+
+static void
+test_spawn__output_cap(void)
+{
+    struct mc_spawn_result r;
+    double t;
+
+    run_sh("i=0; while [ $i -lt 500 ]; do echo 0123456789; i=$((i+1)); "
+           "done", 0, 1000, &r, &t);
+    is_long(r.out.len, 1000, "output is kept up to the cap");
+    ok(r.truncated, "and said to be cut");
+    ok(r.exited && r.status == 0, "the command still runs to its end");
+    mc_spawn_result_release(&r);
+}
+
+static void
+test_spawn__timeout_kills_the_group(void)
+{
+    struct mc_spawn_result r;
+    char script[PATH_MAX + 128];
+    pid_t bg;
+    double t;
+
+    snprintf(script, sizeof(script),
+             "sleep 30 & echo $! > %s/bg; echo started; sleep 30", dir);
+    is_long(run_sh(script, TIMEOUT_S, 0, &r, &t), MC_OK,
+            "a command that outlives its timeout");
+    ok(r.timed_out, "is reported as timed out");
+    ok(r.signaled && r.sig == SIGKILL, "killed by SIGKILL");
+    ok(t >= TIMEOUT_S && t < BOUND_S, "at the timeout, in bounded time");
+    ok(r.wall_s >= TIMEOUT_S && r.wall_s < BOUND_S, "wall_s says so too");
+    is_str(r.out.s, "started\n", "what it printed before is kept");
+    bg = pid_in("bg");
+    ok(bg > 0, "its background child started");
+    ok(bg > 0 && gone_soon(bg), "and was killed with the group");
+    if (bg > 0 && !gone(bg))
+        kill(bg, SIGKILL);
+    mc_spawn_result_release(&r);
+}
+
+static void
+test_spawn__timeout_after_output_closed(void)
+{
+    struct mc_spawn_result r;
+    char script[PATH_MAX + 128];
+    pid_t bg;
+    double t;
+
+    /* The pipes see EOF at once: the deadline must hold for the wait. */
+    snprintf(script, sizeof(script),
+             "exec >/dev/null 2>&1; sleep 30 & echo $! > %s/bg2; sleep 30",
+             dir);
+    run_sh(script, TIMEOUT_S, 0, &r, &t);
+    ok(r.timed_out, "a command that closed its output times out too");
+    ok(t >= TIMEOUT_S && t < BOUND_S, "in bounded time");
+    bg = pid_in("bg2");
+    ok(bg > 0 && gone_soon(bg), "and its group is killed");
+    if (bg > 0 && !gone(bg))
+        kill(bg, SIGKILL);
+    mc_spawn_result_release(&r);
+}
+
+static void
+test_spawn__no_timeout_when_quick(void)
+{
+    struct mc_spawn_result r;
+    double t;
+
+    run_sh("sleep 0.1; echo done", 5, 0, &r, &t);
+    ok(!r.timed_out && r.exited && r.status == 0,
+       "a command that ends in time is not timed out");
+    is_str(r.out.s, "done\n", "and its output is whole");
+    mc_spawn_result_release(&r);
+}
+
+static void
+test_spawn__missing_program(void)
+{
+    char *argv[] = {"mc-no-such-program-here", NULL};
+    struct mc_spawn_result r;
+    struct mc_err err = MC_ERR_INIT;
+
+    mc_spawn_result_init(&r);
+    is_long(mc_spawn(argv, NULL, &r, &err), MC_ENOENT,
+            "a program not on PATH is MC_ENOENT");
+    contains(err.msg, "cannot find 'mc-no-such-program-here'",
+             "naming it");
+    mc_spawn_result_release(&r);
+}
+
+int
+main(void)
+{
+    char cmd[64];
+
+    if (!mkdtemp(dir) || chdir(dir)) {
+        printf("Bail out! cannot make a scratch directory\n");
+        return 1;
+    }
+    TAP_RUN(test_spawn__exit_and_signal);
+    TAP_RUN(test_spawn__output_cap);
+    TAP_RUN(test_spawn__timeout_kills_the_group);
+    TAP_RUN(test_spawn__timeout_after_output_closed);
+    TAP_RUN(test_spawn__no_timeout_when_quick);
+    TAP_RUN(test_spawn__missing_program);
+    snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
+    if (system(cmd))
+        printf("# could not remove %s\n", dir);
+    return tap_done();
+}
