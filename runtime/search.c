@@ -815,6 +815,7 @@ critique_nodes(struct mc_search *s, size_t first, size_t n)
         req[k].system = mc_prompt_critic_system;
         req[k].user = prompt[k].s;
         req[k].seed = (unsigned)i;
+        req[k].n = 1;
         req[k].purpose = "critique";
         req[k].ordinal = i;
         mc_llm_resp_init(&resp[k]);
