@@ -1,28 +1,33 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * search.c: the max-reward loop, its strategies, the journal and the
- * final confirmation. See search.h.
+ * search.c: the max-reward loop, its strategies and the final
+ * confirmation. See search.h; the journal is journal.c.
  */
 #include "mc_setup.h"
 #include "search.h"
 #include "alloc.h"
 #include "cache.h"
-#include "file.h"
+#include "journal.h"
 #include "log.h"
 #include "spawn.h"
 #include "mark.h"
 #include "prompt.h"
 
-#include <cjson/cJSON.h>
-#include <fcntl.h>
 #include <math.h>
 #include <time.h>
 
-static double jnum(const cJSON *o, const char *name);
 static size_t budget_batch(const struct mc_search *s, size_t k);
 
-static void
-node_release(struct mc_search_node *nd)
+void
+mc_search_node_init(struct mc_search_node *nd)
+{
+    memset(nd, 0, sizeof(*nd));
+    mc_buf_init(&nd->code);
+    nd->parent = -1;
+}
+
+void
+mc_search_node_release(struct mc_search_node *nd)
 {
     mc_free(nd->label);
     mc_free(nd->detail);
@@ -95,7 +100,7 @@ mc_search_release(struct mc_search *s)
     size_t i;
 
     for (i = 0; i < s->n; i++)
-        node_release(&s->nodes[i]);
+        mc_search_node_release(&s->nodes[i]);
     mc_free(s->nodes);
     mc_free(s->journal);
     if (s->use_llm)
@@ -128,9 +133,7 @@ new_node(struct mc_search *s)
         s->cap = cap;
     }
     nd = &s->nodes[s->n];
-    memset(nd, 0, sizeof(*nd));
-    mc_buf_init(&nd->code);
-    nd->parent = -1;
+    mc_search_node_init(nd);
     return nd;
 }
 
@@ -164,251 +167,59 @@ update_best(struct mc_search *s, size_t i)
 
 /* ---- journal ---- */
 
-static void
-journal_line(struct mc_search *s, cJSON *o)
-{
-    char *text = cJSON_PrintUnformatted(o);
-    int fd;
-
-    if (!text)
-        return;
-    fd = open(s->journal, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-        size_t n = strlen(text);
-        text[n] = '\n';
-        /* One write of the whole line: O_APPEND keeps it in one piece. */
-        if (write(fd, text, n + 1) != (ssize_t)(n + 1))
-            mc_info("cannot write the journal '%s'", s->journal);
-        text[n] = '\0';
-        close(fd);
-    }
-    cJSON_free(text);
-}
-
-/* The usage per model, under "models" in the journal's usage object U. */
-static void
-usage_models(const struct mc_search *s, cJSON *u)
-{
-    cJSON *all = cJSON_AddObjectToObject(u, "models");
-    size_t i;
-
-    for (i = 0; all && i < s->llm.n_models; i++) {
-        const struct mc_llm_usage *m = &s->llm.models[i].u;
-        cJSON *o = cJSON_AddObjectToObject(all, s->llm.models[i].model);
-
-        if (!o)
-            return;
-        cJSON_AddNumberToObject(o, "requests", (double)m->requests);
-        cJSON_AddNumberToObject(o, "tokens_in", (double)m->tokens_in);
-        cJSON_AddNumberToObject(o, "tokens_out", (double)m->tokens_out);
-        cJSON_AddNumberToObject(o, "cost", m->cost);
-    }
-}
-
-/* Set the usage per model back from the journal's usage object U. */
-static void
-restore_models(struct mc_search *s, const cJSON *u)
-{
-    const cJSON *all = cJSON_GetObjectItemCaseSensitive(u, "models"), *o;
-    size_t i;
-
-    for (i = 0; i < s->llm.n_models; i++)
-        mc_free(s->llm.models[i].model);
-    mc_free(s->llm.models);
-    s->llm.models = NULL;
-    s->llm.n_models = 0;
-    cJSON_ArrayForEach(o, all) {
-        struct mc_llm_model_usage *v;
-        double cost;
-
-        if (!o->string)
-            continue;
-        v = mc_realloc(s->llm.models, (s->llm.n_models + 1) * sizeof(*v));
-        if (!v)
-            return;
-        s->llm.models = v;
-        v = &v[s->llm.n_models];
-        v->model = mc_strdup(o->string);
-        if (!v->model)
-            return;
-        v->u.requests = (unsigned long long)jnum(o, "requests");
-        v->u.tokens_in = (unsigned long long)jnum(o, "tokens_in");
-        v->u.tokens_out = (unsigned long long)jnum(o, "tokens_out");
-        cost = jnum(o, "cost");
-        v->u.cost = cost;
-        s->llm.n_models++;
-    }
-}
-
-static void
-journal_node(struct mc_search *s, const struct mc_search_node *nd)
-{
-    cJSON *o = cJSON_CreateObject();
-
-    if (!o)
-        return;
-    cJSON_AddNumberToObject(o, "parent", nd->parent);
-    cJSON_AddNumberToObject(o, "depth", nd->depth);
-    cJSON_AddNumberToObject(o, "tag", (double)nd->tag);
-    cJSON_AddStringToObject(o, "label", nd->label ? nd->label : "");
-    cJSON_AddStringToObject(o, "verdict", mc_verdict_name(nd->verdict));
-    cJSON_AddBoolToObject(o, "correct", nd->correct);
-    cJSON_AddBoolToObject(o, "compile_error", nd->compile_error);
-    cJSON_AddBoolToObject(o, "confirmed", nd->confirmed);
-    cJSON_AddNumberToObject(o, "speedup", nd->speedup);
-    cJSON_AddNumberToObject(o, "reward", nd->reward);
-    cJSON_AddNumberToObject(o, "u", nd->u);
-    cJSON_AddStringToObject(o, "detail", nd->detail ? nd->detail : "");
-    cJSON_AddStringToObject(o, "critique", nd->critique ? nd->critique : "");
-    cJSON_AddStringToObject(o, "code", nd->code.s ? nd->code.s : "");
-    if (s->use_llm) {
-        cJSON *u = cJSON_AddObjectToObject(o, "usage");
-        if (u) {
-            cJSON_AddNumberToObject(u, "requests",
-                                    (double)s->llm.total.requests);
-            cJSON_AddNumberToObject(u, "tokens_in",
-                                    (double)s->llm.total.tokens_in);
-            cJSON_AddNumberToObject(u, "tokens_out",
-                                    (double)s->llm.total.tokens_out);
-            cJSON_AddNumberToObject(u, "cost", s->llm.total.cost);
-            usage_models(s, u);
-        }
-    }
-    journal_line(s, o);
-    cJSON_Delete(o);
-}
-
-static const char *
-jstr(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-jnum(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static int
-jbool(const cJSON *o, const char *name)
-{
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, name));
-}
-
-/* Read the journal back; start a new one when there is none (or it is
- * another search's). */
+/* Read the journal back (journal.h); start a new one when there is none
+ * (or it is another search's). */
 static enum mc_code
 journal_resume(struct mc_search *s, struct mc_err *err)
 {
-    struct mc_buf text = MC_BUF_INIT;
-    enum mc_code rc = mc_file_read(s->journal, &text, NULL);
-    const char *p = text.s;
-    int header_ok = 0;
+    struct mc_journal_head h;
+    struct mc_journal_log log;
+    enum mc_code rc;
+    size_t i;
 
-    if (rc == MC_OK) {
-        while (*p) {
-            size_t n = strcspn(p, "\n");
-            cJSON *o = p[n] == '\n' ? cJSON_ParseWithLength(p, n) : NULL;
+    h.key = s->key;
+    h.strategy = s->strategy;
+    h.proposer = s->use_llm ? "llm" : "builtin";
+    h.budget = s->budget;
+    mc_journal_log_init(&log);
+    rc = mc_journal_read(s->journal, &h, s->budget, &log, err);
+    if (rc)
+        goto out;
+    if (!log.matched) {
+        rc = mc_journal_start(s->journal, &h, err);
+        goto out;
+    }
+    s->nodes = log.nodes;
+    s->cap = log.cap;
+    for (i = 0; i < log.n; i++) {
+        struct mc_prop_node *view;
 
-            p += n + (p[n] == '\n');
-            if (!o)
-                break; /* a torn last line */
-            if (!header_ok) {
-                header_ok = !strcmp(jstr(o, "key"), s->key) &&
-                            !strcmp(jstr(o, "strategy"), s->strategy) &&
-                            !strcmp(jstr(o, "proposer"),
-                                    s->use_llm ? "llm" : "builtin") &&
-                            (size_t)jnum(o, "budget") == s->budget;
-            } else if (s->n < s->budget) {
-                struct mc_search_node *nd = new_node(s);
-                struct mc_prop_node *view;
-                const char *v = jstr(o, "verdict");
-                int k;
-
-                if (!nd) {
-                    cJSON_Delete(o);
-                    rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-                    break;
-                }
-                nd->parent = (int)jnum(o, "parent");
-                nd->depth = (int)jnum(o, "depth");
-                nd->tag = (unsigned long)jnum(o, "tag");
-                nd->label = mc_strdup(jstr(o, "label"));
-                nd->verdict = MC_VERDICT_REJECTED;
-                for (k = 0; k <= MC_VERDICT_REJECTED; k++)
-                    if (!strcmp(v, mc_verdict_name((enum mc_verdict)k)))
-                        nd->verdict = (enum mc_verdict)k;
-                nd->correct = jbool(o, "correct");
-                nd->compile_error = jbool(o, "compile_error");
-                nd->confirmed = jbool(o, "confirmed");
-                nd->speedup = jnum(o, "speedup");
-                nd->reward = jnum(o, "reward");
-                nd->u = jnum(o, "u");
-                nd->detail = mc_strdup(jstr(o, "detail"));
-                nd->critique = mc_strdup(jstr(o, "critique"));
-                mc_buf_adds(&nd->code, jstr(o, "code"));
-                if (nd->parent >= (int)s->n)
-                    nd->parent = -1;
-                if (s->use_llm) {
-                    const cJSON *u =
-                        cJSON_GetObjectItemCaseSensitive(o, "usage");
-                    s->llm.total.requests =
-                        (unsigned long long)jnum(u, "requests");
-                    s->llm.total.tokens_in =
-                        (unsigned long long)jnum(u, "tokens_in");
-                    s->llm.total.tokens_out =
-                        (unsigned long long)jnum(u, "tokens_out");
-                    s->llm.total.cost = jnum(u, "cost");
-                    restore_models(s, u);
-                }
-                s->n++;
-                /* Replay what the proposer learnt (bans, blame). */
-                view = prop_view(s);
-                if (view) {
-                    struct mc_buf scratch = MC_BUF_INIT;
-                    mc_builtin_learn(&s->builtin, view, s->n - 1,
-                                     nd->detail ? nd->detail : "", &scratch);
-                    mc_buf_release(&scratch);
-                    mc_free(view);
-                }
-                update_best(s, s->n - 1);
-            }
-            cJSON_Delete(o);
+        s->n = i + 1;
+        /* Replay what the proposer learnt (bans, blame). */
+        view = prop_view(s);
+        if (view) {
+            struct mc_buf scratch = MC_BUF_INIT;
+            mc_builtin_learn(&s->builtin, view, i,
+                             s->nodes[i].detail ? s->nodes[i].detail : "",
+                             &scratch);
+            mc_buf_release(&scratch);
+            mc_free(view);
         }
+        update_best(s, i);
     }
-    mc_buf_release(&text);
-    if (rc && rc != MC_ENOENT)
-        return rc;
-    if (!header_ok) {
-        cJSON *h = cJSON_CreateObject();
-
-        unlink(s->journal);
-        for (; s->n > 0; s->n--)
-            node_release(&s->nodes[s->n - 1]);
-        s->best = -1;
-        mc_builtin_init(&s->builtin, s->t, NULL);
-        if (s->use_llm)
-            memset(&s->llm.total, 0, sizeof(s->llm.total));
-        if (!h)
-            return mc_err_set(err, MC_ENOMEM, "out of memory");
-        cJSON_AddNumberToObject(h, "maxcode_journal", 1);
-        cJSON_AddStringToObject(h, "key", s->key);
-        cJSON_AddStringToObject(h, "strategy", s->strategy);
-        cJSON_AddNumberToObject(h, "budget", (double)s->budget);
-        cJSON_AddStringToObject(h, "proposer",
-                                s->use_llm ? "llm" : "builtin");
-        journal_line(s, h);
-        cJSON_Delete(h);
-    }
+    log.nodes = NULL;
+    log.n = log.cap = 0;
+    if (s->n && s->use_llm)
+        mc_usage_move(&log.usage, &s->llm);
     s->resumed = s->n;
     if (s->resumed)
         mc_info("%s: resumed from the journal: %zu of %zu candidates "
                 "already evaluated", s->t->source, s->resumed, s->budget);
-    return MC_OK;
+out:
+    mc_journal_log_release(&log);
+    return rc;
 }
+
 
 /* ---- one candidate ---- */
 
@@ -528,9 +339,12 @@ settle(struct mc_search *s, size_t i)
                        : nd->detail                  ? nd->detail
                                                      : "";
     int len = (int)strcspn(note, "\n");
+    struct mc_usage u = MC_USAGE_INIT;
 
     update_best(s, i);
-    journal_node(s, nd);
+    if (s->use_llm)
+        mc_usage_view(&u, &s->llm);
+    mc_journal_append(s->journal, nd, s->use_llm ? &u : NULL);
     if (nd->correct)
         mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx)%s%.*s",
                 s->t->source, i + 1, s->budget, nd->speedup, best_reward(s),

@@ -38,18 +38,10 @@
  * every request failed stops the search. max-tokens and max-cost stop
  * it before the next request once the totals reach them.
  *
- * Journal (.maxcode/<key>/journal.jsonl, one JSON object per line):
- *   journal = header *node
- *   header  = {"maxcode_journal":1,"key":K,"strategy":S,"budget":B}
- *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
- *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
- *              "reward":x,"u":x,"detail":s,"critique":s,"code":s,
- *              ["usage":{"requests":n,"tokens_in":n,"tokens_out":n,
- *                        "cost":x}]}
- * usage is the model usage so far (cumulative), restored on resume.
- * A node line is appended after each evaluation; a search killed midway
- * resumes from it without evaluating any journaled candidate again. A
- * torn last line is ignored.
+ * Journal: .maxcode/<key>/journal.jsonl, written and resumed by
+ * journal.c (its grammar is in journal.h). A node line is appended after
+ * each evaluation; a search killed midway resumes from it without
+ * evaluating any journaled candidate again.
  */
 #ifndef MC_SEARCH_H
 #define MC_SEARCH_H
@@ -120,5 +112,10 @@ enum mc_code mc_search_run(struct mc_search *s, struct mc_err *err);
 
 /* The number of correct nodes. */
 size_t mc_search_correct(const struct mc_search *s);
+
+/* Set ND up as an empty node from the original; release it with
+ * mc_search_node_release(). */
+void mc_search_node_init(struct mc_search_node *nd);
+void mc_search_node_release(struct mc_search_node *nd);
 
 #endif /* MC_SEARCH_H */
