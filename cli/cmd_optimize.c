@@ -38,6 +38,7 @@
 #include "spawn.h"
 #include "target.h"
 #include "target_setup.h"
+#include "usage.h"
 #include "variant.h"
 
 #include <cjson/cJSON.h>
@@ -184,8 +185,8 @@ static void
 manifest_usage(cJSON *m, const struct mc_search *s)
 {
     const struct mc_llm *l;
+    struct mc_usage u;
     cJSON *obj;
-    size_t i;
 
     if (!s || !s->use_llm) {
         cJSON_AddNumberToObject(m, "llm_requests", 0);
@@ -201,19 +202,10 @@ manifest_usage(cJSON *m, const struct mc_search *s)
     cJSON_AddNumberToObject(m, "cost", l->total.cost);
     cJSON_AddStringToObject(m, "critic_model", s->critic_model);
     cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
+    mc_usage_view(&u, l);
     obj = cJSON_AddObjectToObject(m, "usage");
-    for (i = 0; obj && i < l->n_models; i++) {
-        cJSON *u = cJSON_AddObjectToObject(obj, l->models[i].model);
-        if (!u)
-            break;
-        cJSON_AddNumberToObject(u, "requests",
-                                (double)l->models[i].u.requests);
-        cJSON_AddNumberToObject(u, "tokens_in",
-                                (double)l->models[i].u.tokens_in);
-        cJSON_AddNumberToObject(u, "tokens_out",
-                                (double)l->models[i].u.tokens_out);
-        cJSON_AddNumberToObject(u, "cost", l->models[i].u.cost);
-    }
+    if (obj)
+        mc_usage_write_models(&u, obj);
 }
 
 /* The manifest's build: compiler, flags, options and the include files
@@ -582,10 +574,13 @@ run_search(struct run *r)
     mc_buf_addf(&journal, ".maxcode/%s/journal.jsonl", r->key);
     if (!strcmp(r->mode, "refresh"))
         unlink(journal.s);
-    if (mc_file_mkdirs_for(journal.s, &err) ||
-        mc_search_init(s, r->t, &r->ev, r->key, journal.s, r->cache.dir,
-                       &err) ||
-        mc_search_run(s, &err)) {
+    if (!mc_file_mkdirs_for(journal.s, &err) &&
+        !mc_search_init(s, r->t, &r->ev, r->key, journal.s, r->cache.dir,
+                        &err)) {
+        s->count = mc_cache_count; /* over the cache this run holds open */
+        s->count_arg = &r->cache;
+    }
+    if (err.code || mc_search_run(s, &err)) {
         snprintf(r->why, sizeof(r->why), "the search failed: %s", err.msg);
         r->reason = r->why;
     } else if (s->final_speedup <= 0 && s->endpoint_failed && !s->n) {

@@ -458,6 +458,12 @@ mc_cache_stats_add(struct mc_cache *c, const struct mc_stats *delta,
     return stats_update(c, delta, 0, err);
 }
 
+void
+mc_cache_count(void *c, const struct mc_stats *delta)
+{
+    mc_cache_stats_add(c, delta, NULL);
+}
+
 enum mc_code
 mc_cache_stats_zero(struct mc_cache *c, struct mc_err *err)
 {

@@ -133,6 +133,12 @@ enum mc_code mc_cache_stats_add(struct mc_cache *c,
                                 const struct mc_stats *delta,
                                 struct mc_err *err);
 
+/* Add DELTA to the counters of C, a struct mc_cache *, errors ignored:
+ * the shape of the search's counters callback (search.h), so that a
+ * caller with the cache open sets `s.count = mc_cache_count;
+ * s.count_arg = &cache;`. */
+void mc_cache_count(void *c, const struct mc_stats *delta);
+
 /* Read the counters (all zero when there are none yet). */
 enum mc_code mc_cache_stats_read(struct mc_cache *c, struct mc_stats *out,
                                  struct mc_err *err);

@@ -33,7 +33,8 @@
 #include "status.h"
 #include "target.h"
 
-/* What the proposer sees of one evaluated node. */
+/* What the proposer, the strategy and the ranker see of one evaluated
+ * node: a plain record, no code, no compiler. */
 struct mc_prop_node {
     int parent;            /* index, or -1 for the original */
     unsigned long tag;     /* the proposer's own note: the knob set */
@@ -41,6 +42,7 @@ struct mc_prop_node {
     int correct;
     int compile_error;
     double speedup;        /* confirmed, or the measured median */
+    double reward;         /* the search's reward (ranker.h ranks by it) */
 };
 
 struct mc_builtin {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * search.h: the max-reward search (MaxCode). Each node holds a
- * candidate's code, its feedback, its critique, its reward and u:
+ * search.h: the max-reward search (MaxCode): the loop and its nodes.
+ * Each node holds a candidate's code, its feedback, its critique, its
+ * reward and u:
  *   reward = the confirmed speedup when the candidate is correct and its
  *            win holds beyond the noise, its measured median speedup when
  *            it is correct but not promoted, 0 when it is not correct;
@@ -13,52 +14,33 @@
  * with a reason naming the best speedup found, when it does not beat
  * min-speedup.
  *
- * Strategies (the budget B is exact):
- *   flat          B independent proposals from the original
- *   effi-learner  single paths of depth 2: a proposal from the original,
- *                 then its refinement (or repair) guided by the critique;
- *                 repeated until B candidates
- *   cuda-llm      K = min(4, B) proposals per round for D = ceil(B / K)
- *                 rounds (the last one cut to hit B): each round expands
- *                 the best correct node; when a round has no correct
- *                 node, the next repairs each failed candidate
- *   gvf           (value-model ranking) needs a model; runs as cuda-llm
- * With the model (proposer=llm) K is min(8, B), as in the paper, and the
- * K proposals of a round are requested together (as one request with n
- * under MAXCODE_LLM_N=1 when they share a prompt); flat asks for up to 8
- * at a time.
+ * Each round the loop asks the strategy for a plan (strategy.h: which
+ * parents to expand, which failed nodes to repair), the proposer for
+ * codes (proposer.h: builtin or llm), the executor (mc_eval_candidate)
+ * for feedback and the proposer again for critiques, and journals each
+ * node (journal.h: .maxcode/<key>/journal.jsonl, resumed exactly). It
+ * stops at the budget B (exact), the time limit, the proposer's own
+ * budget (max-tokens, max-cost), an endpoint failure, or when the
+ * proposer has nothing new to try.
  *
- * The model-driven proposer sends one policy prompt per proposal
- * (prompt.h; fields best, critique and traj switched by the option
- * fields) and, after the round's candidates are judged, one critic call
- * per candidate (critique=off: none). A rejected answer (no code, cut
- * at max_tokens, blocks that do not fit the fences) is a candidate with
- * verdict rejected. A request that fails for good drops its proposal; a
- * fatal endpoint error (401, 403, 404, quota, bad URL) or a round whose
- * every request failed stops the search. max-tokens and max-cost stop
- * it before the next request once the totals reach them.
- *
- * Journal (.maxcode/<key>/journal.jsonl, one JSON object per line):
- *   journal = header *node
- *   header  = {"maxcode_journal":1,"key":K,"strategy":S,"budget":B}
- *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
- *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
- *              "reward":x,"u":x,"detail":s,"critique":s,"code":s,
- *              ["usage":{"requests":n,"tokens_in":n,"tokens_out":n,
- *                        "cost":x}]}
- * usage is the model usage so far (cumulative), restored on resume.
- * A node line is appended after each evaluation; a search killed midway
- * resumes from it without evaluating any journaled candidate again. A
- * torn last line is ignored.
+ * Counters: each judged candidate, and each batch of model requests, is
+ * counted at once (a killed search's work shows) through S->count; when
+ * it is NULL, in the cache at the cache directory given to
+ * mc_search_init().
  */
 #ifndef MC_SEARCH_H
 #define MC_SEARCH_H
 
 #include "buf.h"
+#include "cache.h"
 #include "eval.h"
 #include "llm.h"
 #include "propose.h"
 #include "target.h"
+
+struct mc_proposer;
+struct mc_strategy;
+struct mc_ranker;
 
 struct mc_search_node {
     int parent, depth;
@@ -74,17 +56,20 @@ struct mc_search_node {
 struct mc_search {
     struct mc_target *t;
     struct mc_eval *ev;
-    struct mc_builtin builtin;
+    const struct mc_proposer *prop;   /* writes the candidates */
+    void *prop_state;                 /* the proposer's own */
+    const struct mc_strategy *strat;  /* plans the rounds */
+    const struct mc_ranker *ranker;   /* picks the node to expand */
+    /* Set by the llm proposer, read by the manifest writer: */
     int use_llm;              /* the model writes the variants */
-    int fenced;               /* the source has begin/end regions */
-    struct mc_llm llm;        /* when use_llm */
-    const char *model, *critic_model;
-    int field_best, field_critique, field_traj, critic_on;
-    double max_tokens, max_cost; /* 0: no cap */
+    struct mc_llm llm;        /* when use_llm: the client and its usage */
+    const char *critic_model;
     int endpoint_failed;      /* the endpoint stopped the search */
-    int capped;               /* max-tokens or max-cost stopped it */
     const char *key;
-    const char *cache_dir;    /* counters: each candidate counts at once */
+    const char *cache_dir;    /* the default counters' cache, or NULL */
+    /* The counters' callback: D holds the increments. */
+    void (*count)(void *arg, const struct mc_stats *d);
+    void *count_arg;
     const char *strategy;
     size_t budget;
     double gamma, time_limit_s;
@@ -100,14 +85,18 @@ struct mc_search {
 
 /*
  * Set S up for target T judged by EV (prepared), keyed KEY, with its
- * journal at JOURNAL; each evaluated candidate is counted at once in the
- * cache at CACHE_DIR (NULL: not counted). Reads the strategy and budget
- * from T's options.
+ * journal at JOURNAL; unless the caller sets S->count afterwards, each
+ * evaluated candidate is counted at once in the cache at CACHE_DIR
+ * (NULL: not counted). Reads the strategy, the proposer and the budget
+ * from T's options. KEY and CACHE_DIR are borrowed for S's life. On
+ * failure, S is still to be released. MC_ECONFIG (with
+ * S->endpoint_failed) when proposer=llm has no endpoint.
  */
 enum mc_code mc_search_init(struct mc_search *s, struct mc_target *t,
                             struct mc_eval *ev, const char *key,
                             const char *journal, const char *cache_dir,
                             struct mc_err *err);
+/* Free what S holds; S may be all zero. */
 void mc_search_release(struct mc_search *s);
 
 /*
@@ -120,5 +109,22 @@ enum mc_code mc_search_run(struct mc_search *s, struct mc_err *err);
 
 /* The number of correct nodes. */
 size_t mc_search_correct(const struct mc_search *s);
+
+/* The correct node with the highest reward (the first of equals), or
+ * -1 when none is correct. */
+int mc_search_best_correct(const struct mc_search *s);
+
+/* The reward of the best confirmed node, or 1 (the original's). */
+double mc_search_best_reward(const struct mc_search *s);
+
+/* The plain view of S's nodes (S->n of them and one zeroed) that
+ * strategies and proposers read; the caller frees it with mc_free().
+ * NULL when out of memory. */
+struct mc_prop_node *mc_search_view(const struct mc_search *s);
+
+/* Set ND up as an empty node from the original; release it with
+ * mc_search_node_release(). */
+void mc_search_node_init(struct mc_search_node *nd);
+void mc_search_node_release(struct mc_search_node *nd);
 
 #endif /* MC_SEARCH_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * journal.h: the search's journal, .maxcode/<key>/journal.jsonl, one
+ * JSON object per line: a header naming the search, then one line per
+ * evaluated candidate, appended as soon as it is judged, so that a
+ * search killed midway resumes without evaluating any journaled
+ * candidate again.
+ *
+ *   journal = header *node
+ *   header  = {"maxcode_journal":1,"key":K,"strategy":S,"budget":B,
+ *              "proposer":P}
+ *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
+ *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
+ *              "reward":x,"u":x,"detail":s,"critique":s,"code":s
+ *              ["usage":usage]}
+ *   usage   = see usage.h: the model usage so far (cumulative), on the
+ *             lines of a proposer that has a cost (proposer=llm)
+ *
+ * P (parent) is a node's index among the node lines, or -1 for the
+ * original; V is an mc_verdict_name(). A reader takes a header whose
+ * key, strategy, budget or proposer differs, or a journal without a
+ * header, as another search's: the search starts a new journal. Lines
+ * before the first matching header are skipped. A line that is not
+ * whole JSON ending in a newline ends the journal: the torn last line
+ * of a search killed mid-write is ignored.
+ */
+#ifndef MC_JOURNAL_H
+#define MC_JOURNAL_H
+
+#include "search.h"
+#include "usage.h"
+
+/* What names a search: a journal of another is not resumed. */
+struct mc_journal_head {
+    const char *key, *strategy, *proposer;
+    size_t budget;
+};
+
+/* A journal read back. */
+struct mc_journal_log {
+    int matched;                  /* a header of this search was found */
+    struct mc_search_node *nodes; /* the node lines after it, in order */
+    size_t n, cap;
+    struct mc_usage usage;        /* of the last node line; zero: none */
+};
+
+void mc_journal_log_init(struct mc_journal_log *log);
+
+/* Free LOG's nodes and usage (those not moved out of it). */
+void mc_journal_log_release(struct mc_journal_log *log);
+
+/*
+ * Read the journal at PATH for the search H into LOG (initialised): at
+ * most MAX node lines after the first header that matches H. A missing
+ * file is no error (LOG->matched is 0). A parent index that does not
+ * name an earlier node becomes -1. Errors: MC_ENOMEM; MC_EIO and others
+ * when PATH exists but cannot be read (in ERR).
+ */
+enum mc_code mc_journal_read(const char *path,
+                             const struct mc_journal_head *h, size_t max,
+                             struct mc_journal_log *log, struct mc_err *err);
+
+/*
+ * Start a new journal at PATH for the search H: remove any old one and
+ * write the header line. A write that fails is logged (mc_info) and not
+ * an error: the search goes on without resume. MC_ENOMEM in ERR.
+ */
+enum mc_code mc_journal_start(const char *path,
+                              const struct mc_journal_head *h,
+                              struct mc_err *err);
+
+/*
+ * Append node ND's line to the journal at PATH, with USAGE (NULL: no
+ * "usage" member). The line goes out in one write() with O_APPEND. A
+ * failure is logged, not returned: the search goes on without it.
+ */
+void mc_journal_append(const char *path, const struct mc_search_node *nd,
+                       const struct mc_usage *usage);
+
+#endif /* MC_JOURNAL_H */

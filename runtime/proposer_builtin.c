@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * proposer_builtin.c: the built-in proposer (proposer=builtin) behind
+ * the proposer interface: knob sets chosen, rendered and learnt from by
+ * propose.c, no model. See proposer.h and propose.h.
+ */
+#include "mc_setup.h"
+#include "proposer.h"
+#include "alloc.h"
+#include "log.h"
+#include "propose.h"
+#include "search.h"
+
+static enum mc_code
+builtin_init(struct mc_search *s, struct mc_err *err)
+{
+    struct mc_builtin *b = mc_calloc(1, sizeof(*b));
+
+    if (!b)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    s->prop_state = b;
+    return mc_builtin_init(b, s->t, err);
+}
+
+static void
+builtin_release(struct mc_search *s)
+{
+    mc_free(s->prop_state);
+    s->prop_state = NULL;
+}
+
+/*
+ * Choose up to K knob sets from PARENT (REPAIR: fixes of it) among the
+ * N nodes of VIEW into TAGS, their parents into PARENTS, falling back to
+ * the original when PARENT's neighbourhood is exhausted. Returns how
+ * many.
+ */
+static size_t
+choose(struct mc_builtin *b, const struct mc_prop_node *view, size_t n,
+       int parent, size_t k, int repair, unsigned long *tags, int *parents)
+{
+    size_t got = 0, i;
+
+    mc_builtin_choose(b, view, n, parent, k, repair, tags, &got);
+    for (i = 0; i < got; i++)
+        parents[i] = parent;
+    if (got < k && parent >= 0) {
+        size_t more = 0;
+        mc_builtin_choose(b, view, n, -1, k - got, 0, tags + got, &more);
+        /* Drop duplicates of what PARENT's round already holds. */
+        for (i = 0; i < more && got < k; i++) {
+            size_t j;
+            int dup = 0;
+            for (j = 0; j < got; j++)
+                dup |= tags[j] == tags[got + i];
+            if (!dup) {
+                tags[got] = tags[got + i];
+                parents[got++] = -1;
+            }
+        }
+    }
+    return got;
+}
+
+/* Knob sets for PLAN into TAGS and PARENTS: each run of equal slots is
+ * one choice of that many. Returns how many. */
+static size_t
+choose_plan(struct mc_builtin *b, const struct mc_prop_node *view,
+            size_t n, const struct mc_plan *plan, unsigned long *tags,
+            int *parents)
+{
+    size_t got = 0, i, j;
+
+    for (i = 0; i < plan->n && got < plan->want; i = j) {
+        const struct mc_plan_slot *sl = &plan->slot[i];
+        size_t k;
+
+        for (j = i + 1; j < plan->n && plan->slot[j].parent == sl->parent &&
+                        plan->slot[j].repair == sl->repair;
+             j++)
+            ;
+        k = j - i < plan->want - got ? j - i : plan->want - got;
+        got += choose(b, view, n, sl->parent, k, sl->repair, tags + got,
+                      parents + got);
+    }
+    return got;
+}
+
+static enum mc_code
+builtin_propose(struct mc_search *s, const struct mc_plan *plan,
+                struct mc_proposals *out, struct mc_err *err)
+{
+    struct mc_builtin *b = s->prop_state;
+    const struct mc_buf *orig = &s->ev->orig_text;
+    struct mc_prop_node *view = mc_search_view(s);
+    unsigned long tags[MC_PLAN_MAX];
+    int parents[MC_PLAN_MAX];
+    size_t got, i;
+
+    if (!view)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    got = choose_plan(b, view, s->n, plan, tags, parents);
+    mc_free(view);
+    if (!got)
+        mc_info("%s: the built-in proposer has nothing new to try after "
+                "%zu candidates", s->t->source, s->n);
+    for (i = 0; i < got; i++) {
+        struct mc_proposal *p = &out->v[out->n++];
+        struct mc_buf label = MC_BUF_INIT;
+
+        p->parent = parents[i];
+        p->tag = tags[i];
+        mc_builtin_label(b, tags[i], &label);
+        p->label = mc_buf_detach(&label, NULL);
+        if (!p->label ||
+            mc_builtin_render(b, tags[i], orig->s, orig->len, &p->code))
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    return MC_OK;
+}
+
+/* Learn from node I (bans and blame); its critique into OUT. */
+static void
+learn(struct mc_search *s, size_t i, struct mc_buf *out)
+{
+    struct mc_prop_node *view = mc_search_view(s);
+    const char *detail = s->nodes[i].detail;
+
+    if (!view)
+        return;
+    mc_builtin_learn(s->prop_state, view, i, detail ? detail : "", out);
+    mc_free(view);
+}
+
+static void
+builtin_critique(struct mc_search *s, size_t first, size_t n)
+{
+    size_t i;
+
+    for (i = first; i < first + n; i++) {
+        struct mc_buf crit = MC_BUF_INIT;
+
+        learn(s, i, &crit);
+        s->nodes[i].critique = mc_buf_detach(&crit, NULL);
+    }
+}
+
+static void
+builtin_replay(struct mc_search *s, size_t i)
+{
+    struct mc_buf scratch = MC_BUF_INIT;
+
+    learn(s, i, &scratch);
+    mc_buf_release(&scratch);
+}
+
+const struct mc_proposer mc_proposer_builtin = {
+    .name = "builtin",
+    .k = 4,
+    .k_flat = 1, /* one at a time: each learns from the last */
+    .critique_together = 0,
+    .init = builtin_init,
+    .release = builtin_release,
+    .propose = builtin_propose,
+    .critique = builtin_critique,
+    .replay = builtin_replay,
+};

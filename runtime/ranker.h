@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ranker.h: which node a strategy expands next. A ranker is a small
+ * struct of operations (STYLE 5a) looked up by name in one registry
+ * (ranker.c); a strategy's row names the ranker it expands by.
+ *
+ *   reward  the correct node with the highest reward (the first of
+ *           equals), or the original when no node is correct
+ *
+ * The paper's generative value function (strategy=gvf: expand the
+ * candidate with the highest expected value) will be a second
+ * implementation: one file with one `const struct mc_ranker` and one
+ * row in the registry. Until then gvf ranks by reward.
+ */
+#ifndef MC_RANKER_H
+#define MC_RANKER_H
+
+#include "propose.h"
+
+struct mc_ranker {
+    const char *name;
+    /* The index of the node to expand among the N NODES (judged, in
+     * order), or -1: the original. */
+    int (*pick)(const struct mc_ranker *r, const struct mc_prop_node *nodes,
+                size_t n);
+};
+
+extern const struct mc_ranker mc_ranker_reward;
+
+/* The ranker called NAME, or NULL when there is none. */
+const struct mc_ranker *mc_ranker_find(const char *name);
+
+#endif /* MC_RANKER_H */
