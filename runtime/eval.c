@@ -514,17 +514,112 @@ add_library_path(struct mc_eval *ev, struct mc_strv *env)
     return rc;
 }
 
+/* SPEC's command line into ARGV and its extra environment into ENV
+ * (errors stick in both). */
+static void
+run_command(const struct mc_eval *ev, const struct run_spec *spec,
+            struct mc_strv *argv, struct mc_strv *env)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    char cwd[PATH_MAX];
+
+    if (spec->shell_cmd) {
+        mc_strv_push(argv, "/bin/sh");
+        mc_strv_push(argv, "-c");
+        mc_strv_push(argv, spec->shell_cmd);
+        mc_buf_addf(&b, "MAXCODE_EXE=%s", spec->exe);
+        mc_strv_push_owned(env, mc_buf_detach(&b, NULL));
+        if (getcwd(cwd, sizeof(cwd))) {
+            mc_buf_addf(&b, "MAXCODE_SRCDIR=%s", cwd);
+            mc_strv_push_owned(env, mc_buf_detach(&b, NULL));
+        }
+    } else {
+        if (spec->tool && !strcmp(spec->tool, "perf")) {
+            mc_strv_push(argv, "perf");
+            mc_strv_push(argv, "stat");
+            mc_strv_push(argv, "-x,");
+            mc_strv_push(argv, "-e");
+            mc_strv_push(argv, "instructions:u");
+            mc_strv_push(argv, "--");
+        } else if (spec->tool) {
+            mc_strv_push(argv, "valgrind");
+            mc_strv_push(argv, "--tool=callgrind");
+            mc_strv_push(argv, "--callgrind-out-file=/dev/null");
+        }
+        mc_strv_push(argv, spec->exe);
+        /* args= quotes were checked at parse: only memory fails here */
+        if (mc_shell_split(mc_target_get(ev->t, MC_OPT_ARGS), argv, NULL))
+            argv->oom = 1;
+    }
+    if (spec->sanitized) {
+        mc_strv_push(env, "ASAN_OPTIONS=detect_leaks=0:exitcode="
+                          STR(SAN_EXIT) ":allocator_may_return_null=0:"
+                          "max_allocation_size_mb=" STR(SAN_MAX_ALLOC_MB));
+        mc_strv_push(env, "UBSAN_OPTIONS=halt_on_error=1:exitcode="
+                          STR(SAN_EXIT) ":print_stacktrace=0");
+    }
+    mc_buf_release(&b);
+}
+
+/* RES from the finished run R of SPEC in DIR: status, time, the output
+ * that is compared (harness time lines and ignore= lines dropped) and
+ * the compared file. MC_ENOMEM when out of memory. */
+static enum mc_code
+take_result(struct mc_eval *ev, const struct run_spec *spec,
+            const char *dir, struct mc_spawn_result *r,
+            struct run_result *res)
+{
+    const char *cmp = mc_target_get(ev->t, MC_OPT_COMPARE);
+    struct mc_buf path = MC_BUF_INIT;
+
+    res->timed_out = r->timed_out;
+    res->signaled = r->signaled;
+    res->sig = r->sig;
+    res->truncated = r->truncated;
+    res->o.status = r->exited ? r->status : SIG_STATUS + r->sig;
+    res->seconds = res->wall = r->wall_s;
+    if (spec->tool) {
+        res->instructions = parse_instructions(r->err.s, spec->tool);
+        mc_buf_reset(&r->err); /* the tool's report is not the output */
+    }
+    /* Harness time counts only when the original reports it (its
+     * reference runs tell, while the original is prepared): otherwise a
+     * candidate could print its own. Then the lines are output like any. */
+    if (!ev->ready || ev->harness) {
+        double t1 = mc_eval_strip_times(&r->out);
+        double t2 = mc_eval_strip_times(&r->err);
+        if (t1 >= 0 || t2 >= 0) {
+            res->harness = 1;
+            res->seconds = (t1 > 0 ? t1 : 0) + (t2 > 0 ? t2 : 0);
+        }
+    }
+    mc_target_drop_ignored(ev->t, &r->out);
+    mc_target_drop_ignored(ev->t, &r->err);
+    mc_buf_add(&res->o.out, r->out.s, r->out.len);
+    mc_buf_add(&res->o.err, r->err.s, r->err.len);
+    if (!strncmp(cmp, "file:", 5)) {
+        mc_buf_addf(&path, "%s/%s", dir, cmp + 5);
+        if (mc_file_read(path.s, &res->o.file, NULL))
+            res->o.file_missing = 1;
+        else
+            mc_target_drop_ignored(ev->t, &res->o.file);
+    }
+    mc_buf_release(&path);
+    if (mc_buf_status(&res->o.out) || mc_buf_status(&res->o.err) ||
+        mc_buf_status(&res->o.file))
+        return MC_ENOMEM;
+    return MC_OK;
+}
+
 /* Run SPEC in a fresh directory that has the files= files; what
  * `compare=file:NAME` names is read back before the directory goes. */
 static enum mc_code
 run_once(struct mc_eval *ev, const struct run_spec *spec,
          struct run_result *res, struct mc_err *err)
 {
-    const char *cmp = mc_target_get(ev->t, MC_OPT_COMPARE);
     struct mc_strv argv = MC_STRV_INIT, env = MC_STRV_INIT;
     struct mc_sandbox_opts so;
     struct mc_spawn_result r;
-    struct mc_buf b = MC_BUF_INIT;
     enum mc_code rc;
     char *dir = NULL;
     size_t i;
@@ -541,46 +636,11 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
         rc = add_library_path(ev, &env);
     if (rc)
         goto out;
-    /* Pushes are checked once, below: a strv's errors stick. */
-    if (spec->shell_cmd) {
-        mc_strv_push(&argv, "/bin/sh");
-        mc_strv_push(&argv, "-c");
-        mc_strv_push(&argv, spec->shell_cmd);
-        mc_buf_addf(&b, "MAXCODE_EXE=%s", spec->exe);
-        mc_strv_push_owned(&env, mc_buf_detach(&b, NULL));
-        {
-            char cwd[PATH_MAX];
-            if (getcwd(cwd, sizeof(cwd))) {
-                mc_buf_addf(&b, "MAXCODE_SRCDIR=%s", cwd);
-                mc_strv_push_owned(&env, mc_buf_detach(&b, NULL));
-            }
-        }
-    } else {
-        if (spec->tool && !strcmp(spec->tool, "perf")) {
-            mc_strv_push(&argv, "perf");
-            mc_strv_push(&argv, "stat");
-            mc_strv_push(&argv, "-x,");
-            mc_strv_push(&argv, "-e");
-            mc_strv_push(&argv, "instructions:u");
-            mc_strv_push(&argv, "--");
-        } else if (spec->tool) {
-            mc_strv_push(&argv, "valgrind");
-            mc_strv_push(&argv, "--tool=callgrind");
-            mc_strv_push(&argv, "--callgrind-out-file=/dev/null");
-        }
-        mc_strv_push(&argv, spec->exe);
-        if (mc_shell_split(mc_target_get(ev->t, MC_OPT_ARGS), &argv, NULL))
-            goto oom;
+    run_command(ev, spec, &argv, &env);
+    if (mc_strv_status(&argv) || mc_strv_status(&env)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
     }
-    if (spec->sanitized) {
-        mc_strv_push(&env, "ASAN_OPTIONS=detect_leaks=0:exitcode="
-                           STR(SAN_EXIT) ":allocator_may_return_null=0:"
-                           "max_allocation_size_mb=" STR(SAN_MAX_ALLOC_MB));
-        mc_strv_push(&env, "UBSAN_OPTIONS=halt_on_error=1:exitcode="
-                           STR(SAN_EXIT) ":print_stacktrace=0");
-    }
-    if (mc_strv_status(&argv) || mc_strv_status(&env))
-        goto oom;
     memset(&so, 0, sizeof(so));
     so.cwd = dir;
     so.stdin_path = spec->input;
@@ -590,47 +650,8 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     so.env = env.v;
     so.out_cap = OUT_CAP;
     rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);
-    if (rc)
-        goto out;
-    res->timed_out = r.timed_out;
-    res->signaled = r.signaled;
-    res->sig = r.sig;
-    res->truncated = r.truncated;
-    res->o.status = r.exited ? r.status : SIG_STATUS + r.sig;
-    res->seconds = res->wall = r.wall_s;
-    if (spec->tool) {
-        res->instructions = parse_instructions(r.err.s, spec->tool);
-        mc_buf_reset(&r.err); /* the tool's report is not the output */
-    }
-    /* Harness time counts only when the original reports it (its
-     * reference runs tell, while the original is prepared): otherwise a
-     * candidate could print its own. Then the lines are output like any. */
-    if (!ev->ready || ev->harness) {
-        double t1 = mc_eval_strip_times(&r.out);
-        double t2 = mc_eval_strip_times(&r.err);
-        if (t1 >= 0 || t2 >= 0) {
-            res->harness = 1;
-            res->seconds = (t1 > 0 ? t1 : 0) + (t2 > 0 ? t2 : 0);
-        }
-    }
-    mc_target_drop_ignored(ev->t, &r.out);
-    mc_target_drop_ignored(ev->t, &r.err);
-    mc_buf_add(&res->o.out, r.out.s, r.out.len);
-    mc_buf_add(&res->o.err, r.err.s, r.err.len);
-    if (!strncmp(cmp, "file:", 5)) {
-        mc_buf_reset(&b);
-        mc_buf_addf(&b, "%s/%s", dir, cmp + 5);
-        if (mc_file_read(b.s, &res->o.file, NULL))
-            res->o.file_missing = 1;
-        else
-            mc_target_drop_ignored(ev->t, &res->o.file);
-    }
-    if (mc_buf_status(&res->o.out) || mc_buf_status(&res->o.err) ||
-        mc_buf_status(&res->o.file))
-        goto oom;
-    goto out;
-oom:
-    rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (!rc && take_result(ev, spec, dir, &r, res))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
 out:
     if (dir) {
         mc_sandbox_rmtree(dir); /* nothing a run leaves reaches another */
@@ -639,7 +660,6 @@ out:
     mc_spawn_result_release(&r);
     mc_strv_release(&argv);
     mc_strv_release(&env);
-    mc_buf_release(&b);
     return rc;
 }
 
@@ -1044,10 +1064,119 @@ time_original(struct mc_eval *ev, struct mc_err *err)
     return rc;
 }
 
+/* Build the original (SOURCE made absolute) into DIR; on a build
+ * failure, EV->why gives the command, the directory and the first
+ * errors. */
+static enum mc_code
+build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
+{
+    struct mc_buf diag = MC_BUF_INIT, src = MC_BUF_INIT, first = MC_BUF_INIT;
+    char cwd[PATH_MAX];
+    enum mc_code rc;
+
+    if (ev->t->source[0] != '/' && getcwd(cwd, sizeof(cwd)))
+        mc_buf_addf(&src, "%s/", cwd);
+    mc_buf_adds(&src, ev->t->source);
+    rc = build_pair(ev, src.s, dir, &ev->orig_test, &ev->orig_time, &diag,
+                    err);
+    if (rc == MC_EINVAL) {
+        first_errors(&diag, &first);
+        mc_buf_reset(&ev->why);
+        mc_buf_addf(&ev->why, "the original does not build: %s (in %s): "
+                    "%s", ev->build_cmd.s ? ev->build_cmd.s : "",
+                    ev->make_dir, first.s ? first.s : "");
+        rc = mc_err_set(err, MC_EINVAL, "the original does not build: "
+                        "%.200s", first.s ? first.s : "");
+    }
+    mc_buf_release(&first);
+    mc_buf_release(&src);
+    mc_buf_release(&diag);
+    return rc;
+}
+
+/* Why the original's two runs A and B on input I cannot be a reference,
+ * into EV->why; MC_EINVAL then, MC_OK when they can. */
+static enum mc_code
+judge_reference(struct mc_eval *ev, const struct run_result *a,
+                const struct run_result *b, size_t i)
+{
+    struct mc_buf diff = MC_BUF_INIT;
+    const char *loader;
+    char *unseen;
+    enum mc_code rc = MC_EINVAL;
+
+    unseen = a->timed_out || a->signaled || a->o.status ? unseen_arg(ev)
+                                                        : NULL;
+    loader = a->o.status == LOADER_EXIT && a->o.err.s
+                 ? strstr(a->o.err.s, "error while loading shared")
+                 : NULL;
+    if (loader) {
+        /* The dynamic loader failed: nothing of the program ran. */
+        mc_buf_addf(&ev->why, "the original cannot start in its runs: "
+                    "%.*s%s", (int)strcspn(loader, "\n"), loader,
+                    ev->sb.drop ? " (runs are the user nobody: every "
+                    "directory on the way to the library must be "
+                    "readable by others)" : "");
+    } else if (unseen) {
+        mc_buf_addf(&ev->why, "the original fails in its runs (%s %d "
+                    "on %s): its args name '%s', which each run's "
+                    "directory lacks; add files=%s", a->signaled ?
+                    "signal" : "exit status", a->signaled ? a->sig :
+                    a->o.status, input_name(ev, i), unseen, unseen);
+    } else if (a->timed_out) {
+        mc_buf_addf(&ev->why, "the original timed out on %s",
+                    input_name(ev, i));
+        describe_run(ev, &a->o, &ev->why);
+    } else if (a->signaled) {
+        mc_buf_addf(&ev->why, "the original crashed (signal %d) on %s",
+                    a->sig, input_name(ev, i));
+        describe_run(ev, &a->o, &ev->why);
+    } else if (!same_output(ev, &a->o, &b->o, &diff)) {
+        mc_buf_addf(&ev->why, "the original's output differs "
+                    "between two runs on %s (%s): it cannot judge "
+                    "a candidate; if that line changes on every "
+                    "run (a time, a date, an address), drop it "
+                    "with ignore=REGEX, or allow numeric noise "
+                    "with tolerance=REL", input_name(ev, i), diff.s);
+    } else {
+        rc = MC_OK;
+    }
+    mc_free(unseen);
+    mc_buf_release(&diff);
+    return rc;
+}
+
+/* Run the original twice on input I, exactly as candidates will run;
+ * its output becomes the reference EV->ref[I]. */
+static enum mc_code
+reference_run(struct mc_eval *ev, size_t i, struct mc_err *err)
+{
+    struct run_result a, b;
+    enum mc_code rc;
+
+    rc = run_inputs(ev, ev->orig_test, 1, 0, REF_TIMEOUT_S, &a, i, err);
+    if (rc)
+        return rc;
+    rc = run_inputs(ev, ev->orig_test, 1, 0, REF_TIMEOUT_S, &b, i, err);
+    if (rc) {
+        result_release(&a);
+        return rc;
+    }
+    ev->harness |= a.harness;
+    rc = judge_reference(ev, &a, &b, i);
+    if (rc == MC_EINVAL && ev->why.len)
+        mc_err_set(err, rc, "%s", ev->why.s);
+    if (a.wall > ev->orig_run_s)
+        ev->orig_run_s = a.wall; /* timeouts go by the wall clock */
+    ev->ref[i] = a.o;
+    memset(&a.o, 0, sizeof(a.o));
+    result_release(&b);
+    return rc;
+}
+
 enum mc_code
 mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
 {
-    struct mc_buf diag = MC_BUF_INIT;
     enum mc_code rc;
     char *dir = NULL;
     size_t i;
@@ -1062,112 +1191,14 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
     if (rc)
         return mc_err_set(err, rc, "cannot read '%s'", ev->t->source);
     rc = mc_sandbox_dir(&ev->sb, "original", 0, &dir, err);
-    if (rc)
-        goto out;
-    {
-        char cwd[PATH_MAX];
-        struct mc_buf src = MC_BUF_INIT;
-
-        if (ev->t->source[0] != '/' && getcwd(cwd, sizeof(cwd)))
-            mc_buf_addf(&src, "%s/", cwd);
-        mc_buf_adds(&src, ev->t->source);
-        rc = build_pair(ev, src.s, dir, &ev->orig_test, &ev->orig_time,
-                        &diag, err);
-        mc_buf_release(&src);
-    }
-    if (rc == MC_EINVAL) {
-        struct mc_buf first = MC_BUF_INIT;
-
-        first_errors(&diag, &first);
-        mc_buf_reset(&ev->why);
-        mc_buf_addf(&ev->why, "the original does not build: %s (in %s): "
-                    "%s", ev->build_cmd.s ? ev->build_cmd.s : "",
-                    ev->make_dir, first.s ? first.s : "");
-        rc = mc_err_set(err, MC_EINVAL, "the original does not build: "
-                        "%.200s", first.s ? first.s : "");
-        mc_buf_release(&first);
-    }
-    if (rc)
-        goto out;
-    for (i = 0; i < ev->n_runs; i++) {
-        struct run_result a, b;
-        struct mc_buf diff = MC_BUF_INIT;
-        char *unseen;
-        const char *loader;
-        int same;
-
-        /* The original runs exactly as candidates will. */
-        rc = run_inputs(ev, ev->orig_test, 1, 0, REF_TIMEOUT_S, &a, i,
-                        err);
-        if (rc)
-            goto out;
-        rc = run_inputs(ev, ev->orig_test, 1, 0, REF_TIMEOUT_S, &b, i,
-                        err);
-        if (rc) {
-            result_release(&a);
-            goto out;
-        }
-        ev->harness |= a.harness;
-        unseen = a.timed_out || a.signaled || a.o.status ? unseen_arg(ev)
-                                                         : NULL;
-        loader = a.o.status == LOADER_EXIT && a.o.err.s
-                     ? strstr(a.o.err.s, "error while loading shared")
-                     : NULL;
-        if (loader) {
-            /* The dynamic loader failed: nothing of the program ran. */
-            mc_buf_addf(&ev->why, "the original cannot start in its runs: "
-                        "%.*s%s", (int)strcspn(loader, "\n"), loader,
-                        ev->sb.drop ? " (runs are the user nobody: every "
-                        "directory on the way to the library must be "
-                        "readable by others)" : "");
-            rc = MC_EINVAL;
-        } else if (unseen) {
-            mc_buf_addf(&ev->why, "the original fails in its runs (%s %d "
-                        "on %s): its args name '%s', which each run's "
-                        "directory lacks; add files=%s", a.signaled ?
-                        "signal" : "exit status", a.signaled ? a.sig :
-                        a.o.status, input_name(ev, i), unseen, unseen);
-            rc = MC_EINVAL;
-        } else if (a.timed_out) {
-            mc_buf_addf(&ev->why, "the original timed out on %s",
-                        input_name(ev, i));
-            describe_run(ev, &a.o, &ev->why);
-            rc = MC_EINVAL;
-        } else if (a.signaled) {
-            mc_buf_addf(&ev->why, "the original crashed (signal %d) on %s",
-                        a.sig, input_name(ev, i));
-            describe_run(ev, &a.o, &ev->why);
-            rc = MC_EINVAL;
-        } else {
-            same = same_output(ev, &a.o, &b.o, &diff);
-            if (!same) {
-                mc_buf_addf(&ev->why, "the original's output differs "
-                            "between two runs on %s (%s): it cannot judge "
-                            "a candidate; if that line changes on every "
-                            "run (a time, a date, an address), drop it "
-                            "with ignore=REGEX, or allow numeric noise "
-                            "with tolerance=REL", input_name(ev, i),
-                            diff.s);
-                rc = MC_EINVAL;
-            }
-        }
-        mc_free(unseen);
-        if (rc == MC_EINVAL && ev->why.len)
-            mc_err_set(err, rc, "%s", ev->why.s);
-        if (a.wall > ev->orig_run_s)
-            ev->orig_run_s = a.wall; /* timeouts go by the wall clock */
-        mc_buf_release(&diff);
-        ev->ref[i] = a.o;
-        memset(&a.o, 0, sizeof(a.o));
-        result_release(&b);
-        if (rc)
-            goto out;
-    }
-    rc = time_original(ev, err);
+    if (!rc)
+        rc = build_original(ev, dir, err);
+    for (i = 0; !rc && i < ev->n_runs; i++)
+        rc = reference_run(ev, i, err);
+    if (!rc)
+        rc = time_original(ev, err);
     if (!rc)
         ev->ready = 1;
-out:
-    mc_buf_release(&diag);
     mc_free(dir);
     return rc;
 }
@@ -1448,6 +1479,36 @@ mask_secrets(const struct mc_eval *ev, struct mc_feedback *fb)
     }
 }
 
+/* Build the candidate at PATH with the sanitizers in DIR and run it on
+ * the inputs; *WRONG when a run failed (FB says how). A compiler without
+ * a sanitizer runtime is said in the diagnostics, and judging goes on. */
+static enum mc_code
+sanitized_runs(struct mc_eval *ev, const char *path, const char *dir,
+               struct mc_feedback *fb, int *wrong, struct mc_err *err)
+{
+    static const char *const san[] = {
+        "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+        "-fno-omit-frame-pointer", "-g", NULL};
+    struct mc_buf sp = MC_BUF_INIT;
+    enum mc_code rc;
+    char *san_exe;
+
+    mc_buf_addf(&sp, "%s/san.exe", dir);
+    san_exe = mc_buf_detach(&sp, NULL);
+    rc = san_exe ? build(ev, path, san_exe, san, dir, &fb->diagnostics, err)
+                 : MC_ENOMEM;
+    if (rc == MC_EINVAL) {
+        /* No sanitizer runtime for this compiler: say so, go on. */
+        mc_buf_adds(&fb->diagnostics, "(the sanitizer build failed; no "
+                    "sanitizer run)\n");
+        rc = MC_OK;
+    } else if (!rc && !check_runs(ev, san_exe, 1, fb, "", err)) {
+        *wrong = 1;
+    }
+    mc_free(san_exe);
+    return rc;
+}
+
 enum mc_code
 mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
                   int sanitize, int time_it, struct mc_feedback *fb,
@@ -1457,6 +1518,7 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     struct mc_buf src = MC_BUF_INIT, path = MC_BUF_INIT;
     char *dir = NULL, *test_exe = NULL, *time_exe = NULL;
     enum mc_code rc;
+    int wrong = 0;
 
     fb->metric = mc_target_get(ev->t, MC_OPT_METRIC);
     fb->sandbox = mc_sandbox_describe(&ev->sb);
@@ -1500,28 +1562,8 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
         !run_check(ev, test_exe, fb, err))
         goto out;
     if (sanitize && mc_lang_get(ev->t->lang)->sanitize) {
-        static const char *const san[] = {
-            "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-            "-fno-omit-frame-pointer", "-g", NULL};
-        struct mc_buf sp = MC_BUF_INIT;
-        char *san_exe;
-
-        mc_buf_addf(&sp, "%s/san.exe", dir);
-        san_exe = mc_buf_detach(&sp, NULL);
-        rc = san_exe ? build(ev, path.s, san_exe, san, dir, &fb->diagnostics,
-                             err)
-                     : MC_ENOMEM;
-        if (rc == MC_EINVAL) {
-            /* No sanitizer runtime for this compiler: say so, go on. */
-            mc_buf_adds(&fb->diagnostics, "(the sanitizer build failed; "
-                        "no sanitizer run)\n");
-            rc = MC_OK;
-        } else if (!rc && !check_runs(ev, san_exe, 1, fb, "", err)) {
-            mc_free(san_exe);
-            goto out;
-        }
-        mc_free(san_exe);
-        if (rc)
+        rc = sanitized_runs(ev, path.s, dir, fb, &wrong, err);
+        if (rc || wrong)
             goto out;
     }
     /* 5. Timing, 6. correctness again afterwards. */

@@ -743,6 +743,109 @@ finish(struct mc_llm *l, const struct mc_llm_req *q, struct xfer *x,
     x->next_at = mc_spawn_clock() + wait;
 }
 
+/* Answer request REQ from the recorded exchanges into R (X->done). */
+static void
+replay_one(struct mc_llm *l, const struct mc_llm_req *req, struct xfer *x,
+           struct mc_llm_resp *r)
+{
+    x->done = 1;
+    r->replayed = 1;
+    if (replay_find(l, req, x->hex, &x->answer)) {
+        mc_buf_addf(&r->error, "no recorded exchange for this request in "
+                    "'%s'", l->replay_dir);
+    } else if (parse_answer(l, x->answer.s, x->answer.len, r)) {
+        mc_buf_adds(&r->error, "the recorded answer is not JSON");
+    } else {
+        r->status = 200;
+        account(l, req->model, r);
+    }
+}
+
+/* Start the transfers of XS[N] that are due at NOW; the earliest later
+ * start into *NEXT. Transfers that cannot start are done, and *PENDING
+ * counts them off. */
+static void
+start_due(struct mc_llm *l, CURLM *m, struct xfer *xs, size_t n,
+          struct mc_llm_resp *resps, double now, double *next,
+          size_t *pending)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        struct xfer *x = &xs[i];
+
+        if (x->done || x->active)
+            continue;
+        if (x->next_at <= now) {
+            if (start(l, m, x, &resps[i])) {
+                mc_buf_adds(&resps[i].error, "cannot start a request");
+                x->done = 1;
+                (*pending)--;
+            }
+        } else if (x->next_at < *next) {
+            *next = x->next_at;
+        }
+    }
+}
+
+/* Take the transfers of M that finished; *PENDING counts off those that
+ * are done (not retried). */
+static void
+take_finished(struct mc_llm *l, CURLM *m, const struct mc_llm_req *reqs,
+              struct xfer *xs, struct mc_llm_resp *resps, size_t *pending)
+{
+    CURLMsg *msg;
+    CURLcode result;
+    int left;
+
+    while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+        struct xfer *x = NULL;
+        size_t i;
+
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+        if (!x)
+            continue;
+        i = (size_t)(x - xs);
+        result = msg->data.result; /* gone once the handle is removed */
+        curl_multi_remove_handle(m, x->h);
+        finish(l, &reqs[i], x, result, &resps[i]);
+        curl_easy_cleanup(x->h);
+        x->h = NULL;
+        if (x->done)
+            (*pending)--;
+    }
+}
+
+/* Drive the PENDING transfers of XS[N] on M to their ends, retries
+ * included. */
+static void
+transfer_all(struct mc_llm *l, CURLM *m, const struct mc_llm_req *reqs,
+             struct xfer *xs, size_t n, struct mc_llm_resp *resps,
+             size_t pending)
+{
+    size_t i;
+
+    while (pending) {
+        double now = mc_spawn_clock(), next = now + 1.0;
+        int running = 0, ms;
+
+        start_due(l, m, xs, n, resps, now, &next, &pending);
+        curl_multi_perform(m, &running);
+        take_finished(l, m, reqs, xs, resps, &pending);
+        /* A transfer rescheduled just now may be due before NEXT. */
+        for (i = 0; i < n; i++)
+            if (!xs[i].done && !xs[i].active && xs[i].next_at < next)
+                next = xs[i].next_at;
+        if (pending) {
+            ms = (int)ceil((next - mc_spawn_clock()) * 1000);
+            curl_multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms,
+                            NULL);
+        }
+    }
+}
+
 void
 mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
            struct mc_llm_resp *resps)
@@ -768,74 +871,13 @@ mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
             continue;
         }
         exchange_hash(l, &reqs[i], x->body, x->hex);
-        if (l->replay_dir) {
-            struct mc_llm_resp *r = &resps[i];
-
-            x->done = 1;
-            r->replayed = 1;
-            if (replay_find(l, &reqs[i], x->hex, &x->answer)) {
-                mc_buf_addf(&r->error, "no recorded exchange for this "
-                            "request in '%s'", l->replay_dir);
-            } else if (parse_answer(l, x->answer.s, x->answer.len, r)) {
-                mc_buf_adds(&r->error, "the recorded answer is not JSON");
-            } else {
-                r->status = 200;
-                account(l, reqs[i].model, r);
-            }
-            continue;
-        }
-        pending++;
+        if (l->replay_dir)
+            replay_one(l, &reqs[i], x, &resps[i]);
+        else
+            pending++;
     }
-    while (pending) {
-        double now = mc_spawn_clock(), next = now + 1.0;
-        int running = 0, left;
-        CURLMsg *msg;
-        CURLcode result;
-
-        for (i = 0; i < n; i++) {
-            struct xfer *x = &xs[i];
-
-            if (x->done || x->active)
-                continue;
-            if (x->next_at <= now) {
-                if (start(l, m, x, &resps[i])) {
-                    mc_buf_adds(&resps[i].error, "cannot start a request");
-                    x->done = 1;
-                    pending--;
-                }
-            } else if (x->next_at < next) {
-                next = x->next_at;
-            }
-        }
-        curl_multi_perform(m, &running);
-        while ((msg = curl_multi_info_read(m, &left)) != NULL) {
-            struct xfer *x = NULL;
-
-            if (msg->msg != CURLMSG_DONE)
-                continue;
-            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
-                              (char **)&x);
-            if (!x)
-                continue;
-            i = (size_t)(x - xs);
-            result = msg->data.result; /* gone once the handle is removed */
-            curl_multi_remove_handle(m, x->h);
-            finish(l, &reqs[i], x, result, &resps[i]);
-            curl_easy_cleanup(x->h);
-            x->h = NULL;
-            if (x->done)
-                pending--;
-        }
-        /* A transfer rescheduled just now may be due before NEXT. */
-        for (i = 0; i < n; i++)
-            if (!xs[i].done && !xs[i].active && xs[i].next_at < next)
-                next = xs[i].next_at;
-        if (pending) {
-            int ms = (int)ceil((next - mc_spawn_clock()) * 1000);
-            curl_multi_poll(m, NULL, 0, ms < 1 ? 1 : ms > 1000 ? 1000 : ms,
-                            NULL);
-        }
-    }
+    if (pending)
+        transfer_all(l, m, reqs, xs, n, resps, pending);
     for (i = 0; i < n; i++) {
         if (xs[i].h) {
             curl_multi_remove_handle(m, xs[i].h);

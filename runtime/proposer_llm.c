@@ -19,6 +19,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "mark.h"
+#include "lang.h"
 #include "prompt.h"
 #include "search.h"
 
@@ -93,8 +94,7 @@ llm_release(struct mc_search *s)
 static const char *
 fence_lang(const struct mc_search *s)
 {
-    static const char *const names[] = {"c", "cpp", "cuda"};
-    return names[s->t->lang];
+    return mc_lang_get(s->t->lang)->fence;
 }
 
 /* What happened to ND, in a line or a few, for a prompt. */
@@ -201,9 +201,7 @@ policy_prompt(const struct mc_search *s, int parent, int repair,
         trajectory(s, parent, &traj);
     {
         const struct mc_prompt_var v[] = {
-            {"lang", s->t->lang == MC_LANG_C     ? "C"
-                     : s->t->lang == MC_LANG_CXX ? "C++"
-                                                 : "CUDA"},
+            {"lang", mc_lang_get(s->t->lang)->name},
             {"source", s->t->source},
             {"tolerance", *tol ? tol : NULL},
             {"compiler", s->t->compiler},

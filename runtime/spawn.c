@@ -193,6 +193,131 @@ child(char *const argv[], const char *exe, char *const *envp,
     _exit(EXIT_NO_EXEC);
 }
 
+/* Wait for the child's exec (the close-on-exec pipe EXEC_FD reads EOF)
+ * and close EXEC_FD; the time it happened. Set-up in the child is not
+ * the program's time. */
+static double
+await_exec(int exec_fd)
+{
+    char c;
+
+    while (read(exec_fd, &c, 1) < 0 && errno == EINTR)
+        ;
+    close(exec_fd);
+    return mc_spawn_clock();
+}
+
+/* Read the child's stdout (FDS[0]) and stderr (FDS[1]) into R, each up
+ * to CAP, until both close or the TIMEOUT (0: none) from T0 passes, when
+ * the group PID is killed. Closes what it read to the end (-1 in FDS). */
+static void
+collect_output(pid_t pid, int fds[2], size_t cap, double timeout, double t0,
+               struct mc_spawn_result *r)
+{
+    int open_fds = 2;
+
+    while (open_fds) {
+        struct pollfd pf[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+        struct mc_buf *into[2] = {&r->out, &r->err};
+        int wait_ms = -1, n, i;
+
+        if (timeout > 0) {
+            double left = timeout - (mc_spawn_clock() - t0);
+            if (left <= 0) {
+                r->timed_out = 1;
+                kill(-pid, SIGKILL);
+                return;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        n = poll(pf, 2, wait_ms);
+        if (n < 0 && errno != EINTR)
+            return;
+        if (n <= 0)
+            continue;
+        for (i = 0; i < 2; i++)
+            if (pf[i].revents && !drain(fds[i], into[i], cap,
+                                        &r->truncated)) {
+                close(fds[i]);
+                fds[i] = -1;
+                open_fds--;
+            }
+    }
+}
+
+/* Wait for PID to end, into *WSTATUS and *RU. The pipes are closed, but
+ * the child may still run (it closed its output and sleeps): the
+ * deadline TIMEOUT from T0 holds for the wait too. */
+static void
+reap(pid_t pid, double timeout, double t0, struct mc_spawn_result *r,
+     int *wstatus, struct rusage *ru)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+    memset(ru, 0, sizeof(*ru));
+    for (;;) {
+        pid_t w = wait4(pid, wstatus, WNOHANG, ru);
+        double left = timeout > 0 ? timeout - (mc_spawn_clock() - t0) : 1;
+
+        if (w == pid || (w < 0 && errno != EINTR))
+            break;
+        if (timeout > 0 && left <= 0 && !r->timed_out) {
+            r->timed_out = 1;
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            left = KILL_GRACE_S;
+        }
+        if (pidfd >= 0) {
+            /* Readable when the child exits: no polling delay. */
+            struct pollfd pf = {pidfd, POLLIN, 0};
+            poll(&pf, 1, timeout > 0 || r->timed_out
+                             ? (int)(left * 1000) + 1
+                             : -1);
+        } else {
+            usleep(WAIT_POLL_US);
+        }
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+}
+
+/* R's status and times from WSTATUS and RU. */
+static void
+set_result(struct mc_spawn_result *r, int wstatus, const struct rusage *ru)
+{
+    r->user_s = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6;
+    r->sys_s = (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+    if (WIFEXITED(wstatus)) {
+        r->exited = 1;
+        r->status = WEXITSTATUS(wstatus);
+    } else if (WIFSIGNALED(wstatus)) {
+        r->signaled = 1;
+        r->sig = WTERMSIG(wstatus);
+    }
+}
+
+/* Close the N descriptors of FDS that are open. */
+static void
+close_all(int *fds, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Fork (with O's clone flags, when any); the child's pid, or < 0. */
+static pid_t
+fork_child(const struct mc_spawn_opts *o)
+{
+    if (o && o->clone_flags)
+        /* fork() with new namespaces: the raw clone, no new stack. */
+        return (pid_t)syscall(SYS_clone, o->clone_flags | SIGCHLD, NULL,
+                              NULL, NULL, NULL);
+    return fork();
+}
+
 enum mc_code
 mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
          struct mc_spawn_result *r, struct mc_err *err)
@@ -200,8 +325,9 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     struct mc_strv env = MC_STRV_INIT;
     size_t cap = o && o->out_cap ? o->out_cap : OUT_CAP_DEFAULT;
     double t0, timeout = o ? o->timeout_s : 0;
-    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
-    int open_fds, wstatus = 0;
+    /* stdout, stderr and the exec pipe: read ends, then write ends */
+    int fd[6] = {-1, -1, -1, -1, -1, -1};
+    int p[2], i, wstatus = 0;
     struct rusage ru;
     enum mc_code rc = MC_OK;
     char *exe = NULL;
@@ -218,132 +344,38 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
         rc = mc_err_set(err, MC_ENOENT, "cannot find '%s' on PATH", argv[0]);
         goto out;
     }
-    if (pipe2(outp, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) ||
-        pipe2(execp, O_CLOEXEC)) {
-        rc = mc_err_set(err, MC_EIO, "cannot create a pipe: %s",
-                        strerror(errno));
-        goto out;
+    for (i = 0; i < 3; i++) {
+        if (pipe2(p, O_CLOEXEC)) {
+            rc = mc_err_set(err, MC_EIO, "cannot create a pipe: %s",
+                            strerror(errno));
+            goto out;
+        }
+        fd[i] = p[0];
+        fd[i + 3] = p[1];
     }
-    if (o && o->clone_flags)
-        /* fork() with new namespaces: the raw clone, no new stack. */
-        pid = (pid_t)syscall(SYS_clone, o->clone_flags | SIGCHLD, NULL, NULL,
-                             NULL, NULL);
-    else
-        pid = fork();
+    pid = fork_child(o);
     if (pid < 0) {
         rc = mc_err_set(err, MC_EIO, "cannot fork: %s", strerror(errno));
         goto out;
     }
     if (pid == 0)
-        child(argv, exe, o && o->envp ? o->envp : env.v, o, outp[1],
-              errp[1], execp[1]);
+        child(argv, exe, o && o->envp ? o->envp : env.v, o, fd[3], fd[4],
+              fd[5]);
     setpgid(pid, pid); /* also in the parent: no race with kill() */
-    close(outp[1]);
-    close(errp[1]);
-    close(execp[1]);
-    outp[1] = errp[1] = execp[1] = -1;
-    {
-        /* The clock starts when the exec happened (the close-on-exec pipe
-         * reads EOF): set-up in the child is not the program's time. */
-        char c;
-        while (read(execp[0], &c, 1) < 0 && errno == EINTR)
-            ;
-        close(execp[0]);
-        execp[0] = -1;
-        t0 = mc_spawn_clock();
-    }
-    open_fds = 2;
-    while (open_fds) {
-        struct pollfd pf[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
-        int wait_ms = -1, n;
-
-        if (timeout > 0) {
-            double left = timeout - (mc_spawn_clock() - t0);
-            if (left <= 0) {
-                r->timed_out = 1;
-                kill(-pid, SIGKILL);
-                break;
-            }
-            wait_ms = (int)(left * 1000) + 1;
-        }
-        if (outp[0] < 0)
-            pf[0].fd = -1;
-        if (errp[0] < 0)
-            pf[1].fd = -1;
-        n = poll(pf, 2, wait_ms);
-        if (n < 0 && errno != EINTR)
-            break;
-        if (n <= 0)
-            continue;
-        if (pf[0].revents && !drain(outp[0], &r->out, cap, &r->truncated)) {
-            close(outp[0]);
-            outp[0] = -1;
-            open_fds--;
-        }
-        if (pf[1].revents && !drain(errp[0], &r->err, cap, &r->truncated)) {
-            close(errp[0]);
-            errp[0] = -1;
-            open_fds--;
-        }
-    }
-    /* The pipes are closed, but the child may still run (it closed its
-     * output and sleeps): the deadline holds for the wait too. */
-    memset(&ru, 0, sizeof(ru));
-    {
-        int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-
-        for (;;) {
-            pid_t w = wait4(pid, &wstatus, WNOHANG, &ru);
-            double left = timeout > 0 ? timeout - (mc_spawn_clock() - t0) : 1;
-
-            if (w == pid || (w < 0 && errno != EINTR))
-                break;
-            if (timeout > 0 && left <= 0 && !r->timed_out) {
-                r->timed_out = 1;
-                kill(-pid, SIGKILL);
-                kill(pid, SIGKILL);
-                left = KILL_GRACE_S;
-            }
-            if (pidfd >= 0) {
-                /* Readable when the child exits: no polling delay. */
-                struct pollfd pf = {pidfd, POLLIN, 0};
-                poll(&pf, 1, timeout > 0 || r->timed_out
-                                 ? (int)(left * 1000) + 1
-                                 : -1);
-            } else {
-                usleep(WAIT_POLL_US);
-            }
-        }
-        if (pidfd >= 0)
-            close(pidfd);
-    }
-    r->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-    r->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    close_all(fd + 3, 3);
+    fd[3] = fd[4] = fd[5] = -1;
+    t0 = await_exec(fd[2]);
+    fd[2] = -1;
+    collect_output(pid, fd, cap, timeout, t0, r);
+    reap(pid, timeout, t0, r, &wstatus, &ru);
     /* Anything the child left behind in its group goes too. */
     kill(-pid, SIGKILL);
     r->wall_s = mc_spawn_clock() - t0;
-    if (WIFEXITED(wstatus)) {
-        r->exited = 1;
-        r->status = WEXITSTATUS(wstatus);
-    } else if (WIFSIGNALED(wstatus)) {
-        r->signaled = 1;
-        r->sig = WTERMSIG(wstatus);
-    }
+    set_result(r, wstatus, &ru);
     if (mc_buf_status(&r->out) || mc_buf_status(&r->err))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
 out:
-    if (outp[0] >= 0)
-        close(outp[0]);
-    if (outp[1] >= 0)
-        close(outp[1]);
-    if (errp[0] >= 0)
-        close(errp[0]);
-    if (errp[1] >= 0)
-        close(errp[1]);
-    if (execp[0] >= 0)
-        close(execp[0]);
-    if (execp[1] >= 0)
-        close(execp[1]);
+    close_all(fd, 6);
     mc_strv_release(&env);
     mc_free(exe);
     return rc;

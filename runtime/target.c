@@ -390,15 +390,151 @@ out:
     return rc;
 }
 
+/* tolerance=REL or REL/ABS. */
+static enum mc_code
+check_tol(const char *value, struct mc_err *err)
+{
+    char rel[64];
+    const char *slash = strchr(value, '/');
+    size_t n = slash ? (size_t)(slash - value) : strlen(value);
+    double a, b;
+
+    if (n < sizeof(rel)) {
+        memcpy(rel, value, n);
+        rel[n] = '\0';
+        if (is_number(rel, &a) && a >= 0 &&
+            (!slash || (is_number(slash + 1, &b) && b >= 0)))
+            return MC_OK;
+    }
+    return mc_err_set(err, MC_EINVAL, "option 'tolerance=%s': expected "
+                      "REL or REL/ABS, non-negative numbers such as "
+                      "1e-6/1e-9", value);
+}
+
+/* kernel=NAME: an identifier, for a language with kernels. */
+static enum mc_code
+check_kernel(const struct mc_target *t, const char *value,
+             struct mc_err *err)
+{
+    const char *p = value;
+
+    if (!mc_lang_get(t->lang)->kernels)
+        return mc_err_set(err, MC_EINVAL, "option 'kernel' applies only "
+                          "to CUDA sources (.cu), not '%s'", t->source);
+    if (isalpha((unsigned char)*p) || *p == '_') {
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        if (!*p)
+            return MC_OK;
+    }
+    return mc_err_set(err, MC_EINVAL, "option 'kernel=%s': expected the "
+                      "name of a __global__ function", value);
+}
+
+/* An option that is a setting: the settings table checks it. */
+static enum mc_code
+check_setting(struct mc_target *t, const struct optdef *d,
+              const char *value, struct mc_err *err)
+{
+    struct mc_err e2 = MC_ERR_INIT;
+    const char *expected;
+
+    if (mc_conf_set(&t->conf, (enum mc_setting_id)d->setting, value,
+                    MC_FROM_ARG, d->name, &e2) == MC_OK)
+        return MC_OK;
+    /* "budget: MAXCODE_BUDGET=0: expected ..." reads better as: */
+    expected = strstr(e2.msg, "expected");
+    return mc_err_set(err, MC_EINVAL, "option '%s=%s': %s", d->name, value,
+                      expected ? expected : e2.msg);
+}
+
+/* A whole number > 0. */
+static enum mc_code
+check_posint(const struct optdef *d, const char *value, struct mc_err *err)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(value, &end, 10);
+    if (!errno && end != value && !*end && v > 0)
+        return MC_OK;
+    return mc_err_set(err, MC_EINVAL, "option '%s=%s': expected a whole "
+                      "number > 0", d->name, value);
+}
+
+/* ignore=REGEX, compiled into T->ignore. */
+static enum mc_code
+check_regex(struct mc_target *t, const char *value, struct mc_err *err)
+{
+    char msg[128];
+    int r;
+
+    if (!*value)
+        return mc_err_set(err, MC_EINVAL, "option 'ignore' is empty: "
+                          "give a regular expression such as "
+                          "'^elapsed: '");
+    t->ignore = mc_malloc(sizeof(*t->ignore));
+    if (!t->ignore)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    r = regcomp(t->ignore, value, REG_EXTENDED | REG_NOSUB);
+    if (r) {
+        regerror(r, t->ignore, msg, sizeof(msg));
+        mc_free(t->ignore);
+        t->ignore = NULL;
+        return mc_err_set(err, MC_EINVAL, "option 'ignore=%s': not a "
+                          "POSIX extended regular expression: %s",
+                          value, msg);
+    }
+    return MC_OK;
+}
+
+/* bins=S1+S2+S3, increasing. */
+static enum mc_code
+check_bins(const char *value, struct mc_err *err)
+{
+    struct mc_strv tmp = MC_STRV_INIT;
+    double a, prev = 0;
+    size_t count;
+    enum mc_code rc;
+
+    if (split_list(value, "+, \t", &tmp))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (count = 0; count < tmp.n; count++) {
+        if (!is_number(tmp.v[count], &a) || a <= prev)
+            break;
+        prev = a;
+    }
+    rc = (tmp.n == BINS && count == BINS) ? MC_OK : MC_EINVAL;
+    mc_strv_release(&tmp);
+    if (rc)
+        return mc_err_set(err, MC_EINVAL, "option 'bins=%s': expected "
+                          "three increasing percentages S1+S2+S3, such "
+                          "as 125+180+260", value);
+    return MC_OK;
+}
+
+/* Words that the shell splitter takes: balanced quotes. */
+static enum mc_code
+check_words(const struct optdef *d, const char *value, struct mc_err *err)
+{
+    struct mc_strv tmp = MC_STRV_INIT;
+    enum mc_code rc = mc_shell_split(value, &tmp, NULL);
+
+    mc_strv_release(&tmp);
+    if (rc)
+        return mc_err_set(err, MC_EINVAL, "option '%s=%s': unbalanced "
+                          "quotes", d->name, value);
+    return MC_OK;
+}
+
 /* Check VALUE for option OPT; fill the target's lists on the way. */
 static enum mc_code
 check_value(struct mc_target *t, enum mc_opt opt, const char *value,
             struct mc_err *err)
 {
     const struct optdef *d = &opts[opt];
-    struct mc_strv tmp = MC_STRV_INIT;
-    enum mc_code rc = MC_OK;
-    double a, b;
+    double a;
 
     switch (d->check) {
     case C_FILES:
@@ -409,12 +545,7 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
                                                  : &t->bench_inputs,
                             err);
     case C_WORDS:
-        rc = mc_shell_split(value, &tmp, NULL);
-        mc_strv_release(&tmp);
-        if (rc)
-            return mc_err_set(err, MC_EINVAL, "option '%s=%s': unbalanced "
-                              "quotes", d->name, value);
-        return MC_OK;
+        return check_words(d, value, err);
     case C_COMPARE:
         if (!strcmp(value, "stdout") || !strcmp(value, "stderr") ||
             !strcmp(value, "both") || !strcmp(value, "exit") ||
@@ -422,52 +553,16 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
             return MC_OK;
         return mc_err_set(err, MC_EINVAL, "option 'compare=%s': expected "
                           "stdout, stderr, both, exit or file:NAME", value);
-    case C_TOL: {
-        char rel[64];
-        const char *slash = strchr(value, '/');
-        size_t n = slash ? (size_t)(slash - value) : strlen(value);
-
-        if (n < sizeof(rel)) {
-            memcpy(rel, value, n);
-            rel[n] = '\0';
-            if (is_number(rel, &a) && a >= 0 &&
-                (!slash || (is_number(slash + 1, &b) && b >= 0)))
-                return MC_OK;
-        }
-        return mc_err_set(err, MC_EINVAL, "option 'tolerance=%s': expected "
-                          "REL or REL/ABS, non-negative numbers such as "
-                          "1e-6/1e-9", value);
-    }
+    case C_TOL:
+        return check_tol(value, err);
     case C_TEXT:
         if (*value)
             return MC_OK;
         return mc_err_set(err, MC_EINVAL, "option '%s' is empty", d->name);
-    case C_IDENT: {
-        const char *p = value;
-        if (!mc_lang_get(t->lang)->kernels)
-            return mc_err_set(err, MC_EINVAL, "option 'kernel' applies only "
-                              "to CUDA sources (.cu), not '%s'", t->source);
-        if (!isalpha((unsigned char)*p) && *p != '_')
-            goto bad_ident;
-        while (isalnum((unsigned char)*p) || *p == '_')
-            p++;
-        if (!*p)
-            return MC_OK;
-    bad_ident:
-        return mc_err_set(err, MC_EINVAL, "option 'kernel=%s': expected the "
-                          "name of a __global__ function", value);
-    }
-    case C_SETTING: {
-        struct mc_err e2 = MC_ERR_INIT;
-        if (mc_conf_set(&t->conf, (enum mc_setting_id)d->setting, value,
-                        MC_FROM_ARG, d->name, &e2) == MC_OK)
-            return MC_OK;
-        /* "budget: MAXCODE_BUDGET=0: expected ..." reads better as: */
-        return mc_err_set(err, MC_EINVAL, "option '%s=%s': %s", d->name,
-                          value, strstr(e2.msg, "expected")
-                                     ? strstr(e2.msg, "expected")
-                                     : e2.msg);
-    }
+    case C_IDENT:
+        return check_kernel(t, value, err);
+    case C_SETTING:
+        return check_setting(t, d, value, err);
     case C_BOOL01:
         if (!strcmp(value, "0") || !strcmp(value, "1"))
             return MC_OK;
@@ -478,16 +573,8 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
             return MC_OK;
         return mc_err_set(err, MC_EINVAL, "option 'isa=%s': the only value "
                           "is 'native'", value);
-    case C_POSINT: {
-        char *end;
-        long long v;
-        errno = 0;
-        v = strtoll(value, &end, 10);
-        if (!errno && end != value && !*end && v > 0)
-            return MC_OK;
-        return mc_err_set(err, MC_EINVAL, "option '%s=%s': expected a whole "
-                          "number > 0", d->name, value);
-    }
+    case C_POSINT:
+        return check_posint(d, value, err);
     case C_POSNUM:
         if (is_number(value, &a) && a > 0)
             return MC_OK;
@@ -495,47 +582,10 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
                           "number > 0", d->name, value);
     case C_PATHS:
         return expand_paths(value, &t->files, err);
-    case C_REGEX: {
-        char msg[128];
-        int r;
-
-        if (!*value)
-            return mc_err_set(err, MC_EINVAL, "option 'ignore' is empty: "
-                              "give a regular expression such as "
-                              "'^elapsed: '");
-        t->ignore = mc_malloc(sizeof(*t->ignore));
-        if (!t->ignore)
-            return mc_err_set(err, MC_ENOMEM, "out of memory");
-        r = regcomp(t->ignore, value, REG_EXTENDED | REG_NOSUB);
-        if (r) {
-            regerror(r, t->ignore, msg, sizeof(msg));
-            mc_free(t->ignore);
-            t->ignore = NULL;
-            return mc_err_set(err, MC_EINVAL, "option 'ignore=%s': not a "
-                              "POSIX extended regular expression: %s",
-                              value, msg);
-        }
-        return MC_OK;
-    }
-    case C_BINS: {
-        double prev = 0;
-        int count = 0;
-
-        if (split_list(value, "+, \t", &tmp))
-            return mc_err_set(err, MC_ENOMEM, "out of memory");
-        for (count = 0; (size_t)count < tmp.n; count++) {
-            if (!is_number(tmp.v[count], &a) || a <= prev)
-                break;
-            prev = a;
-        }
-        rc = (tmp.n == BINS && count == BINS) ? MC_OK : MC_EINVAL;
-        mc_strv_release(&tmp);
-        if (rc)
-            return mc_err_set(err, MC_EINVAL, "option 'bins=%s': expected "
-                              "three increasing percentages S1+S2+S3, such "
-                              "as 125+180+260", value);
-        return MC_OK;
-    }
+    case C_REGEX:
+        return check_regex(t, value, err);
+    case C_BINS:
+        return check_bins(value, err);
     }
     return mc_err_set(err, MC_EINTERNAL, "option '%s' has no check",
                       d->name);
