@@ -6,6 +6,7 @@
 #include "mc_setup.h"
 #include "propose.h"
 #include "alloc.h"
+#include "ctext.h"
 #include "mark.h"
 #include "spawn.h"
 
@@ -288,106 +289,6 @@ mc_builtin_choose(struct mc_builtin *b, const struct mc_prop_node *nodes,
 
 /* ---- rendering ---- */
 
-/* A copy of TEXT in which comments, string and character literals and
- * preprocessor lines are blanks (newlines kept), for finding loops. */
-static char *
-code_only(const char *text, size_t len)
-{
-    char *c = mc_malloc(len + 1);
-    size_t i = 0;
-    int line_start = 1;
-
-    if (!c)
-        return NULL;
-    memcpy(c, text, len);
-    c[len] = '\0';
-    while (i < len) {
-        if (line_start) {
-            size_t j = i;
-            while (j < len && (c[j] == ' ' || c[j] == '\t'))
-                j++;
-            if (j < len && c[j] == '#') {
-                while (j < len && c[j] != '\n') {
-                    if (c[j] == '\\' && j + 1 < len && c[j + 1] == '\n')
-                        c[j++] = ' ';
-                    c[j++] = ' ';
-                }
-                i = j;
-                continue;
-            }
-        }
-        line_start = 0;
-        if (c[i] == '\n') {
-            line_start = 1;
-            i++;
-        } else if (c[i] == '/' && i + 1 < len && c[i + 1] == '/') {
-            while (i < len && c[i] != '\n')
-                c[i++] = ' ';
-        } else if (c[i] == '/' && i + 1 < len && c[i + 1] == '*') {
-            c[i++] = ' ';
-            c[i++] = ' ';
-            for (; i < len && !(c[i] == '*' && i + 1 < len &&
-                                  c[i + 1] == '/');
-                 i++)
-                if (c[i] != '\n')
-                    c[i] = ' ';
-            if (i < len)
-                c[i++] = ' ';
-            if (i < len)
-                c[i++] = ' ';
-        } else if (c[i] == '"' || c[i] == '\'') {
-            char q = c[i++];
-            while (i < len && c[i] != q && c[i] != '\n') {
-                if (c[i] == '\\' && i + 1 < len)
-                    c[i++] = ' ';
-                c[i++] = ' ';
-            }
-            if (i < len && c[i] == q)
-                i++;
-        } else {
-            i++;
-        }
-    }
-    return c;
-}
-
-static int
-word_at(const char *c, size_t len, size_t i, const char *w)
-{
-    size_t n = strlen(w);
-
-    return i + n <= len && !strncmp(c + i, w, n) &&
-           (i == 0 || !(isalnum((unsigned char)c[i - 1]) || c[i - 1] == '_')) &&
-           (i + n == len ||
-            !(isalnum((unsigned char)c[i + n]) || c[i + n] == '_'));
-}
-
-/* Offset past the statement or block that starts at or after I. */
-static size_t
-skip_statement(const char *c, size_t len, size_t i)
-{
-    int depth = 0;
-
-    while (i < len && isspace((unsigned char)c[i]))
-        i++;
-    if (i < len && c[i] == '{') {
-        for (; i < len; i++) {
-            depth += c[i] == '{';
-            depth -= c[i] == '}';
-            if (!depth)
-                return i + 1;
-        }
-        return len;
-    }
-    for (; i < len; i++) {
-        depth += c[i] == '(' || c[i] == '{';
-        depth -= c[i] == ')' || c[i] == '}';
-        if (c[i] == ';' && depth <= 0)
-            return i + 1;
-    }
-    return len;
-}
-
 /* Whether C[FROM, TO) holds a loop keyword. */
 static int
 has_loop(const char *c, size_t from, size_t to)
@@ -395,8 +296,8 @@ has_loop(const char *c, size_t from, size_t to)
     size_t i;
 
     for (i = from; i < to; i++)
-        if (word_at(c, to, i, "for") || word_at(c, to, i, "while") ||
-            word_at(c, to, i, "do"))
+        if (mc_ctext_word_at(c, to, i, "for") || mc_ctext_word_at(c, to, i, "while") ||
+            mc_ctext_word_at(c, to, i, "do"))
             return 1;
     return 0;
 }
@@ -414,7 +315,7 @@ innermost_loops(const char *c, size_t len, unsigned char *inner,
             line++;
             continue;
         }
-        if (word_at(c, len, i, "for")) {
+        if (mc_ctext_word_at(c, len, i, "for")) {
             size_t j = i + 3, start, body_end, k;
             int depth = 0, first = 1;
 
@@ -432,7 +333,7 @@ innermost_loops(const char *c, size_t len, unsigned char *inner,
                 if (!depth)
                     break;
             }
-            body_end = skip_statement(c, len, j + 1);
+            body_end = mc_ctext_skip_statement(c, len, j + 1);
             if (first && line <= nlines && !has_loop(c, j + 1, body_end) &&
                 start > i)
                 inner[line] = 1;
@@ -535,7 +436,7 @@ mc_builtin_render(const struct mc_builtin *b, unsigned long tag,
         nlines += orig[i] == '\n';
     ok = mc_calloc(nlines + 2, 1);
     inner = mc_calloc(nlines + 2, 1);
-    c = code_only(orig, len);
+    c = mc_ctext_blank(orig, len);
     if (!ok || !inner || !c) {
         rc = MC_ENOMEM;
         goto out;

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ctext.h: reading C, C++ and CUDA source as code, without a compiler:
+ * a copy with comments, literals and preprocessor lines blanked, whole
+ * words, the extent of a statement, and the CUDA kernels (__global__
+ * functions) with their parts. The built-in proposer finds loops and
+ * kernels with it; kernel= fences the named kernel with it.
+ *
+ * A kernel is found by the word __global__ followed, before the next
+ * ';' or '{', by an identifier and a '(' : the last identifier before
+ * the first '(' is its name. Its span runs from the start of the line
+ * where its declaration starts (a `template <...>` line right before
+ * the __global__ line belongs to it) to just past the '}' that closes
+ * its body. Declarations without a body are not kernels here.
+ */
+#ifndef MC_CTEXT_H
+#define MC_CTEXT_H
+
+#include <stddef.h>
+
+/* A copy of TEXT (LEN bytes) in which comments, string and character
+ * literals and preprocessor lines are blanks (newlines kept), NUL
+ * terminated; NULL when out of memory. Free it with mc_free(). */
+char *mc_ctext_blank(const char *text, size_t len);
+
+/* Whether the whole word W starts at C[I] (C has LEN bytes). */
+int mc_ctext_word_at(const char *c, size_t len, size_t i, const char *w);
+
+/* The offset past the statement or block that starts at or after I. */
+size_t mc_ctext_skip_statement(const char *c, size_t len, size_t i);
+
+struct mc_kernel {
+    size_t start;          /* the start of its first line */
+    size_t global;         /* the offset of "__global__" */
+    size_t name, name_len; /* its name */
+    size_t params;         /* the '(' of its parameter list */
+    size_t params_end;     /* just past the matching ')' */
+    size_t body;           /* its body's '{' */
+    size_t end;            /* just past the '}' closing the body */
+};
+
+/*
+ * The kernels defined in C (a blanked text of LEN bytes, from
+ * mc_ctext_blank()), in order, into OUT (at most MAX); returns how many
+ * there are (which may exceed MAX).
+ */
+size_t mc_ctext_kernels(const char *c, size_t len, struct mc_kernel *out,
+                        size_t max);
+
+/* The kernel called NAME in C into *K: 1 when found, else 0. */
+int mc_ctext_kernel(const char *c, size_t len, const char *name,
+                    struct mc_kernel *k);
+
+#endif /* MC_CTEXT_H */
