@@ -9,10 +9,13 @@
 #include "cache.h"
 #include "commands.h"
 #include "conf.h"
+#include "file.h"
 #include "hash.h"
 #include "log.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 /* Open the cache named by the settings. */
 static int
@@ -85,6 +88,50 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
     return best >= 0 ? 0 : -1;
 }
 
+/*
+ * The newest manifest kept next to a variant file that was not cached
+ * (.maxcode/KEY/manifest.json in the current directory) whose source is
+ * SOURCE, parsed; NULL when there is none.
+ */
+static cJSON *
+find_kept_for(const char *source)
+{
+    char *real = realpath(source, NULL);
+    struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT;
+    cJSON *best = NULL, *m;
+    time_t best_t = 0;
+    struct dirent *de;
+    struct stat st;
+    DIR *d = opendir(".maxcode");
+
+    while (d && (de = readdir(d)) != NULL) {
+        if (!mc_is_key(de->d_name))
+            continue;
+        mc_buf_reset(&path);
+        mc_buf_addf(&path, ".maxcode/%s/manifest.json", de->d_name);
+        mc_buf_reset(&text);
+        if (mc_buf_status(&path) || stat(path.s, &st) ||
+            mc_file_read(path.s, &text, NULL))
+            continue;
+        m = cJSON_ParseWithLength(text.s, text.len);
+        if (m && (real ? !strcmp(json_str(m, "source_path"), real)
+                       : !strcmp(json_str(m, "source"), source)) &&
+            (!best || st.st_mtime >= best_t)) {
+            cJSON_Delete(best);
+            best = m;
+            best_t = st.st_mtime;
+        } else {
+            cJSON_Delete(m);
+        }
+    }
+    if (d)
+        closedir(d);
+    mc_buf_release(&path);
+    mc_buf_release(&text);
+    free(real); /* from realpath() */
+    return best;
+}
+
 int
 mc_cmd_show(int argc, char **argv)
 {
@@ -115,6 +162,10 @@ mc_cmd_show(int argc, char **argv)
     if (mc_is_key(what)) {
         memcpy(key, what, sizeof(key));
     } else if (find_newest_for(&c, what, key)) {
+        /* Not cached: the outcome this directory's last build kept. */
+        m = find_kept_for(what);
+        if (m)
+            goto print;
         mc_error("no cache entry for '%s'", what);
         goto out;
     }
@@ -128,6 +179,7 @@ mc_cmd_show(int argc, char **argv)
         mc_error("entry %s has no readable manifest", key);
         goto out;
     }
+print:
     if (json) {
         char *text = cJSON_Print(m);
         if (text)

@@ -28,11 +28,13 @@
 #include "cache.h"
 #include "commands.h"
 #include "conf.h"
+#include "cuda.h"
 #include "eval.h"
 #include "search.h"
 #include "file.h"
 #include "flags.h"
 #include "hash.h"
+#include "lang.h"
 #include "log.h"
 #include "prompt.h"
 #include "spawn.h"
@@ -389,6 +391,11 @@ struct run {
     struct mc_buf vpath;        /* the variant file */
     int lock;                   /* the key's lock, or -1 */
     int store;                  /* the entry goes into the cache */
+    int benign;                 /* kept uncached, yet no failure (no
+                                 * CUDA device): not one under
+                                 * MAXCODE_STRICT=1 either */
+    struct mc_cuda_probe gpu;   /* a CUDA target's device probe */
+    int probed_now;             /* this run probed (none remembered) */
     struct mc_entry e;          /* the entry, found or made */
     struct mc_buf src;          /* the original's text */
     const char *reason;         /* why the original is kept */
@@ -434,6 +441,28 @@ run_release(struct run *r)
     mc_buf_release(&r->src);
 }
 
+/* A CUDA target: the device probe this machine remembers for its boot,
+ * probed now when there is none (the plugin only reads it), and the GPU
+ * identity that keys the target. */
+static int
+set_up_gpu(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    const char *dir = mc_conf_get(&r->t->conf, MC_SET_CACHE_DIR);
+
+    if (mc_cuda_probe_read(dir, &r->gpu, &err) == MC_OK && !r->gpu.known) {
+        r->probed_now = 1;
+        if (mc_cuda_probe_run(dir, r->t->compiler, &r->gpu, &err))
+            mc_info("%s: the device probe is not remembered: %s",
+                    r->t->source, err.msg);
+    }
+    if (mc_cuda_set_identity(r->t, &r->gpu)) {
+        mc_error("out of memory");
+        return 1;
+    }
+    return 0;
+}
+
 /* The target, the mode (off prints SOURCE) and the build. */
 static int
 step_set_up(struct run *r, int argc, char **argv)
@@ -460,6 +489,8 @@ step_set_up(struct run *r, int argc, char **argv)
     }
     /* The rules pass what make resolved; by hand, each may be given. */
     status = mc_target_setup_build(&r->ts, &r->o.build);
+    if (!status && mc_lang_get(r->t->lang)->kernels)
+        status = set_up_gpu(r);
     return status ? status : STEP_NEXT;
 }
 
@@ -476,7 +507,20 @@ step_lock(struct run *r)
         mc_error("%s: %s", t->source, err.msg);
         return 1;
     }
-    if (r->o.key && strcmp(r->o.key, r->key)) {
+    if (r->o.key && strcmp(r->o.key, r->key) && r->probed_now &&
+        !r->gpu.n) {
+        /* No device: step_device() says so. */
+        memcpy(r->key, r->o.key, sizeof(r->key));
+    } else if (r->o.key && strcmp(r->o.key, r->key) && r->probed_now) {
+        /* make keyed the target before its GPU was known. */
+        mc_info("%s: the CUDA devices were probed only now; the next "
+                "build keys the target for them", t->source);
+        memcpy(r->key, r->o.key, sizeof(r->key));
+        r->store = 0;
+        r->benign = 1;
+        r->reason = "the CUDA devices were probed during this build; the "
+                    "next build searches";
+    } else if (r->o.key && strcmp(r->o.key, r->key)) {
         /* The inputs changed between make's parse and this recipe. Keep
          * the original for now; the next make run keys them afresh. */
         mc_info("%s: inputs changed while make ran; using the original",
@@ -523,6 +567,22 @@ step_look_up(struct run *r)
         r->store = 0;
         r->reason = "the entry to verify is gone";
     }
+    return STEP_NEXT;
+}
+
+/* A CUDA target on a machine without a usable device keeps the original,
+ * uncached (a later build on a GPU machine searches), and that is no
+ * failure. */
+static int
+step_device(struct run *r)
+{
+    if (!mc_lang_get(r->t->lang)->kernels || r->gpu.n)
+        return STEP_NEXT;
+    snprintf(r->why, sizeof(r->why), "no CUDA device (%s)",
+             r->gpu.error[0] ? r->gpu.error : "none found");
+    r->reason = r->why;
+    r->store = 0;
+    r->benign = 1;
     return STEP_NEXT;
 }
 
@@ -615,8 +675,10 @@ step_search(struct run *r)
 {
     if (r->searchable)
         run_search(r);
-    r->d.n[MC_STAT_SEARCHES] = 1;
-    r->d.n[r->best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
+    if (!r->benign) {
+        r->d.n[MC_STAT_SEARCHES] = 1;
+        r->d.n[r->best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
+    }
     if (r->best)
         mc_info("%s: optimized: %.2fx confirmed (%s)", r->t->source,
                 r->oc.speedup, r->best->label);
@@ -667,6 +729,24 @@ step_store(struct run *r)
     return STEP_NEXT;
 }
 
+/* An outcome that is not cached keeps its manifest next to the variant
+ * file, .maxcode/KEY/manifest.json, where `maxcode show SOURCE` finds
+ * it when the cache has nothing for SOURCE. */
+static void
+keep_manifest(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf path = MC_BUF_INIT;
+
+    mc_buf_addf(&path, ".maxcode/%s/manifest.json", r->key);
+    if (r->e.manifest.len && !mc_buf_status(&path) &&
+        (mc_file_mkdirs_for(path.s, &err) ||
+         mc_file_write_atomic(path.s, r->e.manifest.s, r->e.manifest.len,
+                              &err)))
+        mc_info("%s: %s", r->t->source, err.msg);
+    mc_buf_release(&path);
+}
+
 /* The variant file, whose path is the command's output. */
 static int
 step_materialize(struct run *r)
@@ -678,8 +758,10 @@ step_materialize(struct run *r)
         mc_error("%s", err.msg);
         return 1;
     }
+    if (!r->store)
+        keep_manifest(r);
     printf("%s\n", r->vpath.s);
-    return r->strict && !r->store ? 1 : 0;
+    return r->strict && !r->store && !r->benign ? 1 : 0;
 }
 
 int
@@ -697,6 +779,8 @@ mc_cmd_optimize(int argc, char **argv)
         status = step_lock(&r);
     if (status == STEP_NEXT)
         status = step_look_up(&r);
+    if (status == STEP_NEXT)
+        status = step_device(&r);
     if (status == STEP_NEXT)
         status = step_baseline(&r);
     if (status == STEP_NEXT)

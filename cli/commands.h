@@ -31,6 +31,12 @@ int mc_cmd_stats(int argc, char **argv);
 /* `maxcode cache list|clean|trim|verify`: looking after the cache. */
 int mc_cmd_cache(int argc, char **argv);
 
+/* `maxcode cuda [--json] [--refresh]`: the CUDA device probe. */
+int mc_cmd_cuda(int argc, char **argv);
+
+/* `maxcode --cflags`: the -I option for <maxcode/cuda_harness.h>. */
+int mc_cmd_cflags(int argc, char **argv);
+
 /* Print "maxcode: " and the message made from FMT and its arguments on
  * stderr, then the usage; returns MC_EXIT_USAGE. */
 int mc_usage_error(const char *fmt, ...) MC_PRINTF(1, 2);

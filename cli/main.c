@@ -21,13 +21,14 @@
 #define EXIT_USAGE MC_EXIT_USAGE
 
 static const char usage_text[] =
-    "usage: maxcode --version | --help | --plugin-path\n"
+    "usage: maxcode --version | --help | --plugin-path | --cflags\n"
     "       maxcode optimize SOURCE [KEY=VALUE...]\n"
     "       maxcode eval SOURCE CANDIDATE [KEY=VALUE...] [--json]\n"
     "       maxcode show SOURCE-or-KEY [--json]\n"
     "       maxcode stats [--json] [--zero]\n"
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
-    "       maxcode config [--json]\n";
+    "       maxcode config [--json]\n"
+    "       maxcode cuda [--json] [--refresh]\n";
 
 static const char help_text[] =
     "maxcode optimizes marked C, C++ and CUDA code during a GNU make build.\n"
@@ -40,6 +41,8 @@ static const char help_text[] =
     "  --version        print the version\n"
     "  --help           print this help\n"
     "  --plugin-path    print the absolute path of the matching maxcode.so\n"
+    "  --cflags         print the -I option that finds "
+    "<maxcode/cuda_harness.h>\n"
     "  optimize SOURCE [KEY=VALUE...]\n"
     "                   search for a faster SOURCE and cache the result;\n"
     "                   prints the variant path (the generated rules run "
@@ -60,6 +63,9 @@ static const char help_text[] =
     "  cache verify     check every entry's checksum\n"
     "  config [--json]  print every setting, its value and where it came "
     "from\n"
+    "  cuda [--json] [--refresh]\n"
+    "                   the CUDA devices this machine has (probed once per "
+    "boot)\n"
     "\n"
     "Settings come from, highest first: a $(maxcode ...) argument, a make\n"
     "variable, the environment, ./maxcode.conf,\n"
@@ -108,6 +114,8 @@ struct command {
 
 static const struct command commands[] = {
     {"--plugin-path", cmd_plugin_path},
+    {"--cflags", mc_cmd_cflags},
+    {"cuda", mc_cmd_cuda},
     {"config", mc_cmd_config},
     {"optimize", mc_cmd_optimize},
     {"eval", mc_cmd_eval},

@@ -26,6 +26,7 @@
 #include "alloc.h"
 #include "buf.h"
 #include "cache.h"
+#include "cuda.h"
 #include "internal.h"
 #include "key.h"
 #include "lang.h"
@@ -263,6 +264,30 @@ set_vpath(void)
     return 0;
 }
 
+/* A CUDA target's GPU identity, from the probe this machine remembers
+ * for its boot: make's thread reads it and never probes (the search
+ * recipe does). */
+static enum mc_code
+set_gpu(struct mc_target *t, int *none, struct mc_err *err)
+{
+    struct mc_cuda_probe p;
+    enum mc_code rc;
+
+    *none = 0;
+    if (!mc_lang_get(t->lang)->kernels)
+        return MC_OK;
+    rc = mc_cuda_probe_read(mc_conf_get(&t->conf, MC_SET_CACHE_DIR), &p,
+                            err);
+    if (!rc && mc_cuda_set_identity(t, &p))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (!rc && p.known && !p.n) {
+        *none = 1;
+        mc_info("%s: no CUDA device (%s); using the original", t->source,
+                p.error[0] ? p.error : "none found");
+    }
+    return rc;
+}
+
 /*
  * The work of one $(maxcode ...) call: SOURCE with the option strings
  * OPTS. Returns the expansion (mc_malloc'd) or NULL after reporting an
@@ -281,7 +306,7 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     char key[MC_KEY_HEX + 1];
     const char *mode;
     char *res = NULL;
-    int from_db = 0, hit = 0, conf_ok = 0;
+    int from_db = 0, hit = 0, conf_ok = 0, no_gpu = 0;
     enum mc_code rc;
 
     mc_entry_init(&e);
@@ -311,10 +336,17 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     }
     mc_key_versions_current(&versions);
     if (mc_target_resolve_build(&t, any_var, NULL, &from_db, &err) ||
+        set_gpu(&t, &no_gpu, &err) ||
         mc_target_key_with(&t, &versions,
                            mc_log_get_level() == MC_LOG_VERBOSE, key,
                            &err)) {
         mc_plugin_fail("%s: %s", source, err.msg);
+        goto out;
+    }
+    if (no_gpu) {
+        /* Nothing to search on, nothing to cache: a later build on a
+         * machine with a GPU keys the target for it. */
+        res = mc_strdup(source);
         goto out;
     }
     if (mc_cache_init(&cache, mc_conf_get(&t.conf, MC_SET_CACHE_DIR),

@@ -777,6 +777,7 @@ mc_target_release(struct mc_target *t)
     mc_free(t->compiler);
     mc_strv_release(&t->flags);
     mc_free(t->linker);
+    mc_free(t->gpu);
     mc_strv_release(&t->ldflags);
     mc_strv_release(&t->ldlibs);
     mc_strv_release(&t->files);
@@ -954,6 +955,9 @@ mc_target_key_with(const struct mc_target *t, const struct mc_key_versions *v,
     else if ((rc = mc_hash_field_file(&h, "source", t->source, err)))
         goto out;
     mc_hash_field_str(&h, "compiler", ident);
+    if (mc_lang_get(t->lang)->kernels)
+        /* A variant tuned on one GPU is not served on another. */
+        mc_hash_field_str(&h, "gpu", t->gpu ? t->gpu : "unprobed");
     for (i = 0; i < t->flags.n; i++)
         mc_hash_field_str(&h, "flag", t->flags.v[i]);
     if (t->linker) {

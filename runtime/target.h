@@ -69,6 +69,9 @@ struct mc_target {
     struct mc_strv ldflags;    /* $(LDFLAGS), as make's link rule has it */
     struct mc_strv ldlibs;     /* $(LDLIBS) */
     regex_t *ignore;           /* ignore= compiled, or NULL */
+    char *gpu;                 /* a CUDA target's GPU identity
+                                * (mc_cuda_set_identity()), set by the
+                                * caller before keying; NULL: unprobed */
 };
 
 /*
