@@ -647,6 +647,7 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     so.timeout_s = spec->timeout_s;
     so.untrusted = spec->untrusted;
     so.no_as_limit = spec->sanitized || (spec->tool != NULL);
+    so.gpu = mc_lang_get(ev->t->lang)->kernels;
     so.env = env.v;
     so.out_cap = OUT_CAP;
     rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <glob.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sched.h>
@@ -35,6 +36,12 @@
 #define NOFILE_TRUSTED     1024
 #define AS_UNTRUSTED       (4096 * MB)
 #define AS_TRUSTED         (8192 * MB)
+/* CUDA runs: the runtime reserves far more address space than any
+ * RLIMIT_AS we could set (PROT_NONE ranges for unified addressing), and
+ * device memory is mapped shared; RLIMIT_DATA counts only private
+ * writable memory, so it still bounds what the host side allocates. */
+#define DATA_GPU           (16384 * MB)
+#define GPU_PATHS_MAX      64    /* device nodes a CUDA run may write */
 #define NPROC_UNTRUSTED    64
 #define TIMEOUT_DEFAULT_S  60    /* a run whose timeout_s is 0 */
 #define NOBODY_ID          65534 /* "nobody" when the passwd lacks it */
@@ -56,7 +63,8 @@
 struct setup {
     const struct mc_sandbox *sb;
     const char *write_dir;
-    int untrusted, no_as_limit;
+    int untrusted, no_as_limit, gpu;
+    char *const *gpu_paths;   /* device nodes also writable, or NULL */
     double timeout_s;
 };
 
@@ -77,10 +85,38 @@ landlock_abi(void)
 #define LL_ABI_REFER    2
 #define LL_ABI_TRUNCATE 3
 
-/* Allow writes only beneath DIR (and to /dev/null), with every write
- * right the kernel's Landlock ABI knows. */
+/* Allow writing (not creating or removing) the file at PATH in the
+ * ruleset RS; 0 on success or when PATH is gone. */
 static int
-restrict_writes(const char *dir, int abi)
+allow_file_write(int rs, const char *path, int abi)
+{
+#ifdef SYS_landlock_create_ruleset
+    struct landlock_path_beneath_attr rule;
+    int ok;
+
+    /* On a directory (nvidia-caps), the right holds for what is in it. */
+    rule.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE |
+                          (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
+    rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
+    if (rule.parent_fd < 0)
+        return 0;
+    ok = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
+                 &rule, 0) == 0;
+    close(rule.parent_fd);
+    return ok ? 0 : -1;
+#else
+    (void)rs;
+    (void)path;
+    (void)abi;
+    return -1;
+#endif
+}
+
+/* Allow writes only beneath DIR (and to /dev/null and the files of
+ * EXTRA, a NULL-terminated list or NULL), with every write right the
+ * kernel's Landlock ABI knows. */
+static int
+restrict_writes(const char *dir, char *const *extra, int abi)
 {
 #ifdef SYS_landlock_create_ruleset
     __u64 write = LL_WRITE | (abi >= LL_ABI_REFER ? LL_REFER : 0) |
@@ -99,20 +135,16 @@ restrict_writes(const char *dir, int abi)
                  &rule, 0) == 0;
     if (rule.parent_fd >= 0)
         close(rule.parent_fd);
-    rule.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE |
-                          (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
-    rule.parent_fd = open("/dev/null", O_PATH | O_CLOEXEC);
-    if (ok && rule.parent_fd >= 0)
-        ok = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
-                     &rule, 0) == 0;
-    if (rule.parent_fd >= 0)
-        close(rule.parent_fd);
+    ok = ok && allow_file_write(rs, "/dev/null", abi) == 0;
+    for (; ok && extra && *extra; extra++)
+        ok = allow_file_write(rs, *extra, abi) == 0;
     ok = ok && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
          syscall(SYS_landlock_restrict_self, rs, 0) == 0;
     close(rs);
     return ok ? 0 : -1;
 #else
     (void)dir;
+    (void)extra;
     (void)abi;
     return -1;
 #endif
@@ -138,7 +170,9 @@ child_setup(void *ctx)
                 strerror(errno));
         return -1;
     }
-    if (s->sb->landlock && restrict_writes(s->write_dir, s->sb->landlock)) {
+    if (s->sb->landlock &&
+        restrict_writes(s->write_dir, s->gpu ? s->gpu_paths : NULL,
+                        s->sb->landlock)) {
         dprintf(2, "maxcode: sandbox: cannot restrict writes: %s\n",
                 strerror(errno));
         return -1;
@@ -147,7 +181,9 @@ child_setup(void *ctx)
     limit(RLIMIT_CORE, 0);
     limit(RLIMIT_FSIZE, s->untrusted ? FSIZE_UNTRUSTED : FSIZE_TRUSTED);
     limit(RLIMIT_NOFILE, s->untrusted ? NOFILE_UNTRUSTED : NOFILE_TRUSTED);
-    if (!s->no_as_limit)
+    if (s->gpu)
+        limit(RLIMIT_DATA, DATA_GPU);
+    else if (!s->no_as_limit)
         limit(RLIMIT_AS, s->untrusted ? AS_UNTRUSTED : AS_TRUSTED);
     if (s->untrusted && s->sb->drop) {
         if (setgroups(0, NULL) || setgid(s->sb->gid) ||
@@ -469,9 +505,47 @@ mc_sandbox_sweep(void)
     }
 }
 
-/* The allow-listed environment for a run in directory CWD. */
+int
+mc_sandbox_gpu_env(const char *entry)
+{
+    static const char *const secret[] = {"KEY", "TOKEN", "SECRET",
+                                         "PASSWORD"};
+    size_t n = strcspn(entry, "="), i;
+    char name[128];
+
+    if (!entry[n] || n >= sizeof(name) ||
+        (strncmp(entry, "CUDA_", 5) && strncmp(entry, "NVIDIA_", 7)))
+        return 0;
+    memcpy(name, entry, n);
+    name[n] = '\0';
+    for (i = 0; i < MC_ARRAY_SIZE(secret); i++)
+        if (strstr(name, secret[i]))
+            return 0;
+    return 1;
+}
+
+enum mc_code
+mc_sandbox_gpu_paths(struct mc_strv *out)
+{
+    const char *pat = getenv("MAXCODE_CUDA_DEVICES");
+    glob_t g;
+    size_t i;
+    int r;
+
+    r = glob(pat && *pat ? pat : "/dev/nvidia*", 0, NULL, &g);
+    if (r == GLOB_NOSPACE)
+        return MC_ENOMEM;
+    for (i = 0; r == 0 && i < g.gl_pathc && i < GPU_PATHS_MAX; i++)
+        mc_strv_push(out, g.gl_pathv[i]);
+    if (r == 0)
+        globfree(&g);
+    return mc_strv_status(out);
+}
+
+/* The allow-listed environment for a run in directory CWD; GPU keeps
+ * the CUDA runtime's variables too. */
 static enum mc_code
-make_env(const char *cwd, char *const *extra, struct mc_strv *env)
+make_env(const char *cwd, int gpu, char *const *extra, struct mc_strv *env)
 {
     static const char *const keep[] = {"PATH=", "LANG=", "TZ=", "TERM="};
     struct mc_strv all = MC_STRV_INIT;
@@ -480,10 +554,13 @@ make_env(const char *cwd, char *const *extra, struct mc_strv *env)
     size_t i, k;
 
     rc = mc_spawn_env(&all); /* PATH already without Bear's wrappers */
-    for (i = 0; !rc && i < all.n; i++)
+    for (i = 0; !rc && i < all.n; i++) {
         for (k = 0; k < MC_ARRAY_SIZE(keep); k++)
             if (!strncmp(all.v[i], keep[k], strlen(keep[k])))
-                rc = mc_strv_push(env, all.v[i]);
+                break;
+        if (k < MC_ARRAY_SIZE(keep) || (gpu && mc_sandbox_gpu_env(all.v[i])))
+            rc = mc_strv_push(env, all.v[i]);
+    }
     mc_strv_release(&all);
     mc_buf_addf(&b, "HOME=%s", cwd);
     if (!rc)
@@ -505,7 +582,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
                const struct mc_sandbox_opts *o, struct mc_spawn_result *r,
                struct mc_err *err)
 {
-    struct mc_strv env = MC_STRV_INIT;
+    struct mc_strv env = MC_STRV_INIT, gpu_paths = MC_STRV_INIT;
     struct setup s;
     struct mc_spawn_opts so;
     enum mc_code rc;
@@ -514,9 +591,16 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     s.write_dir = o->cwd ? o->cwd : sb->root;
     s.untrusted = o->untrusted;
     s.no_as_limit = o->no_as_limit;
+    s.gpu = o->gpu;
+    s.gpu_paths = NULL;
     s.timeout_s = o->timeout_s > 0 ? o->timeout_s : TIMEOUT_DEFAULT_S;
-    if (make_env(s.write_dir, o->env, &env))
+    if (make_env(s.write_dir, o->gpu, o->env, &env) ||
+        (o->gpu && mc_sandbox_gpu_paths(&gpu_paths))) {
+        mc_strv_release(&env);
+        mc_strv_release(&gpu_paths);
         return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    s.gpu_paths = gpu_paths.v;
     memset(&so, 0, sizeof(so));
     so.cwd = o->workdir ? o->workdir : s.write_dir;
     so.envp = env.v;
@@ -533,6 +617,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     rc = mc_spawn(argv, &so, r, err);
     mc_sandbox_sweep();
     mc_strv_release(&env);
+    mc_strv_release(&gpu_paths);
     return rc;
 }
 

@@ -31,6 +31,7 @@
 
 #include <sys/types.h>
 #include "spawn.h"
+#include "strv.h"
 #include "status.h"
 
 struct mc_sandbox {
@@ -54,6 +55,11 @@ struct mc_sandbox_opts {
     double timeout_s;         /* wall clock; 0: 60 s */
     int untrusted;            /* candidate code: drop privileges */
     int no_as_limit;          /* sanitizer builds reserve huge shadows */
+    int gpu;                  /* a CUDA program: the NVIDIA device nodes
+                               * may be opened for writing, memory is
+                               * bounded by RLIMIT_DATA instead of the
+                               * address space, and the CUDA_* and
+                               * NVIDIA_* variables are kept */
     char *const *env;         /* extra NAME=VALUE strings, or NULL */
     size_t out_cap;           /* bytes kept per stream; 0: 1 MiB */
 };
@@ -88,6 +94,20 @@ enum mc_code mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
  */
 enum mc_code mc_sandbox_copy_in(struct mc_sandbox *sb, const char *dir,
                                 const char *path, struct mc_err *err);
+
+/*
+ * The device nodes a CUDA run may open for writing, as they exist here,
+ * into OUT: the paths that the glob in $MAXCODE_CUDA_DEVICES matches
+ * (a test hook; by default /dev/nvidia*, which includes nvidiactl,
+ * nvidia-uvm, nvidia-uvm-tools, nvidia-modeset, nvidiaN and the
+ * nvidia-caps directory).
+ */
+enum mc_code mc_sandbox_gpu_paths(struct mc_strv *out);
+
+/* Whether the environment entry NAME=VALUE in ENTRY is one a CUDA run
+ * keeps: CUDA_* and NVIDIA_* (not those whose name says it is a key,
+ * token, secret or password). */
+int mc_sandbox_gpu_env(const char *entry);
 
 /* Kill and reap every descendant of this process. */
 void mc_sandbox_sweep(void);

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test-sandbox.c: the sandbox policy of a CUDA program, on a machine
+ * without a GPU. Fake device nodes (files matched by the
+ * MAXCODE_CUDA_DEVICES hook) stand in for /dev/nvidia*: a CUDA run may
+ * write them and keeps the CUDA_* and NVIDIA_* variables (not a key),
+ * has no address-space limit but a data limit; and it still has no
+ * network and cannot write anywhere else. A CPU run gets none of that.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "sandbox.h"
+#include "tap.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+static char dir[] = "/tmp/mc-sandbox-XXXXXX";
+static int port;            /* a listening loopback port, out here */
+
+/* Run "bash -c SCRIPT" in SB, as a CUDA program when GPU; stdout in R. */
+static enum mc_code
+run(struct mc_sandbox *sb, int gpu, const char *script,
+    struct mc_spawn_result *r)
+{
+    char *argv[] = {"bash", "-c", (char *)script, NULL};
+    struct mc_sandbox_opts o;
+    char *rundir = NULL;
+    enum mc_code rc;
+
+    memset(&o, 0, sizeof(o));
+    mc_spawn_result_init(r);
+    rc = mc_sandbox_dir(sb, "run", 1, &rundir, NULL);
+    if (rc)
+        return rc;
+    o.cwd = rundir;
+    o.untrusted = 1;
+    o.gpu = gpu;
+    o.timeout_s = 20;
+    rc = mc_sandbox_run(sb, argv, &o, r, NULL);
+    mc_free(rundir);
+    return rc;
+}
+
+/* A loopback socket that listens, so that a connection can be tried. */
+static int
+listen_loopback(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+        listen(fd, 8) || getsockname(fd, (struct sockaddr *)&a, &len))
+        return -1;
+    return ntohs(a.sin_port);
+}
+
+/* Make PATH a file anyone may write. */
+static int
+make_file(const char *path)
+{
+    FILE *f = fopen(path, "w");
+
+    if (!f)
+        return -1;
+    fclose(f);
+    return chmod(path, 0666);
+}
+
+static void
+test_sandbox__gpu_paths(void)
+{
+    struct mc_strv v = MC_STRV_INIT;
+    char want[128];
+
+    ok(mc_sandbox_gpu_paths(&v) == MC_OK, "the device glob expands");
+    is_long(v.n, 2, "to the two fake nodes (nvidia0, nvidiactl)");
+    snprintf(want, sizeof(want), "%s/dev/nvidia0", dir);
+    is_str(v.n ? v.v[0] : "", want, "sorted, with their paths");
+    mc_strv_release(&v);
+}
+
+static void
+test_sandbox__gpu_env(void)
+{
+    ok(mc_sandbox_gpu_env("CUDA_VISIBLE_DEVICES=0"), "CUDA_* is kept");
+    ok(mc_sandbox_gpu_env("NVIDIA_DRIVER_CAPABILITIES=compute"),
+       "NVIDIA_* is kept");
+    ok(!mc_sandbox_gpu_env("CUDA_API_KEY=x"), "not a CUDA_*KEY*");
+    ok(!mc_sandbox_gpu_env("NVIDIA_TOKEN=x"), "not a *TOKEN*");
+    ok(!mc_sandbox_gpu_env("OPENAI_API_KEY=x"), "nor anything else");
+    ok(!mc_sandbox_gpu_env("CUDA_X"), "an entry needs a '='");
+}
+
+/* What a run may do, as GPU (a CUDA program) or not. */
+static void
+check_run(struct mc_sandbox *sb, int gpu)
+{
+    struct mc_spawn_result r;
+    struct mc_buf s = MC_BUF_INIT;
+    const char *what = gpu ? "CUDA run" : "CPU run";
+    char name[160];
+
+    mc_buf_addf(&s,
+                "echo x > %s/dev/nvidia0 && echo dev-written;"
+                "echo x > %s/dev/nvidiactl && echo ctl-written;"
+                "echo x > %s/elsewhere && echo elsewhere-written;"
+                "(echo > /dev/tcp/127.0.0.1/%d) 2>/dev/null && "
+                "echo connected;"
+                "echo as=$(ulimit -v) data=$(ulimit -d); env",
+                dir, dir, dir, port);
+    ok(run(sb, gpu, s.s, &r) == MC_OK && r.exited, "a run ends");
+#define CASE(c, text)                                                        \
+    snprintf(name, sizeof(name), "%s: %s", what, text);                      \
+    ok(c, name)
+    CASE(!!strstr(r.out.s, "dev-written") == gpu,
+         gpu ? "writes a device node" : "cannot write a device node");
+    CASE(!!strstr(r.out.s, "ctl-written") == gpu,
+         gpu ? "writes nvidiactl" : "cannot write nvidiactl");
+    CASE(!strstr(r.out.s, "elsewhere-written"),
+         "cannot write outside its directory");
+    CASE(!strstr(r.out.s, "connected"), "has no network (loopback)");
+    CASE(!!strstr(r.out.s, "as=unlimited") == gpu,
+         gpu ? "no address-space limit" : "an address-space limit");
+    CASE(!!strstr(r.out.s, "data=16777216") == gpu,
+         gpu ? "a 16 GiB data limit" : "no data limit of a CUDA run");
+    CASE(!!strstr(r.out.s, "CUDA_VISIBLE_DEVICES=1") == gpu,
+         gpu ? "keeps CUDA_VISIBLE_DEVICES" : "drops CUDA_VISIBLE_DEVICES");
+    CASE(!!strstr(r.out.s, "NVIDIA_VISIBLE_DEVICES=all") == gpu,
+         gpu ? "keeps NVIDIA_VISIBLE_DEVICES" : "drops NVIDIA_*");
+    CASE(!strstr(r.out.s, "CUDA_API_KEY"), "never a key");
+#undef CASE
+    mc_spawn_result_release(&r);
+    mc_buf_release(&s);
+}
+
+static void
+test_sandbox__cuda_policy(void)
+{
+    struct mc_sandbox sb;
+    struct mc_spawn_result r;
+    char cmd[128];
+    char *argv[] = {"bash", "-c", cmd, NULL};
+
+    /* The control: outside the sandbox, the port answers. */
+    snprintf(cmd, sizeof(cmd), "echo > /dev/tcp/127.0.0.1/%d && echo ok",
+             port);
+    mc_spawn_result_init(&r);
+    ok(mc_spawn(argv, NULL, &r, NULL) == MC_OK && strstr(r.out.s, "ok"),
+       "outside the sandbox, the loopback port answers");
+    mc_spawn_result_release(&r);
+    if (mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox");
+        return;
+    }
+    ok(sb.landlock > 0, "Landlock restricts writes on this machine");
+    ok(sb.netns, "runs get an empty network namespace on this machine");
+    check_run(&sb, 1);
+    check_run(&sb, 0);
+    mc_sandbox_release(&sb);
+}
+
+int
+main(void)
+{
+    char path[160], cmd[200];
+
+    if (!mkdtemp(dir) || chmod(dir, 0755)) {
+        printf("Bail out! cannot make a scratch directory\n");
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/dev", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/dev/nvidia0", dir);
+    make_file(path);
+    snprintf(path, sizeof(path), "%s/dev/nvidiactl", dir);
+    make_file(path);
+    snprintf(path, sizeof(path), "%s/elsewhere", dir);
+    make_file(path);
+    snprintf(path, sizeof(path), "%s/dev/nvidia*", dir);
+    setenv("MAXCODE_CUDA_DEVICES", path, 1);
+    setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+    setenv("NVIDIA_VISIBLE_DEVICES", "all", 1);
+    setenv("CUDA_API_KEY", "sk-not-for-runs", 1);
+    port = listen_loopback();
+    ok(port > 0, "a loopback port listens");
+    TAP_RUN(test_sandbox__gpu_paths);
+    TAP_RUN(test_sandbox__gpu_env);
+    TAP_RUN(test_sandbox__cuda_policy);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd))
+        printf("# could not remove %s\n", dir);
+    return tap_done();
+}
