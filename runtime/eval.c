@@ -1095,6 +1095,32 @@ build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
     return rc;
 }
 
+/* The first line of B that reports a CUDA error ("CUDA error: ...",
+ * "cudaErrorMemoryAllocation", "CUDA_ERROR_NO_DEVICE"), into *LEN; NULL
+ * when none does. */
+static const char *
+cuda_error_line(const struct mc_buf *b, size_t *len)
+{
+    const char *l = b->s, *e = b->s + b->len, *nl;
+
+    for (; l && l < e; l = nl ? nl + 1 : NULL) {
+        char line[256];
+        size_t n, i;
+
+        nl = memchr(l, '\n', (size_t)(e - l));
+        n = (size_t)((nl ? nl : e) - l);
+        for (i = 0; i < n && i + 1 < sizeof(line); i++)
+            line[i] = (char)tolower((unsigned char)l[i]);
+        line[i] = '\0';
+        if (strstr(line, "cudaerror") || strstr(line, "cuda_error") ||
+            (strstr(line, "cuda") && strstr(line, "error"))) {
+            *len = n;
+            return l;
+        }
+    }
+    return NULL;
+}
+
 /* Why the original's two runs A and B on input I cannot be a reference,
  * into EV->why; MC_EINVAL then, MC_OK when they can. */
 static enum mc_code
@@ -1102,7 +1128,8 @@ judge_reference(struct mc_eval *ev, const struct run_result *a,
                 const struct run_result *b, size_t i)
 {
     struct mc_buf diff = MC_BUF_INIT;
-    const char *loader;
+    const char *loader, *cuda = NULL;
+    size_t cuda_len = 0;
     char *unseen;
     enum mc_code rc = MC_EINVAL;
 
@@ -1111,7 +1138,19 @@ judge_reference(struct mc_eval *ev, const struct run_result *a,
     loader = a->o.status == LOADER_EXIT && a->o.err.s
                  ? strstr(a->o.err.s, "error while loading shared")
                  : NULL;
-    if (loader) {
+    if (!loader && mc_lang_get(ev->t->lang)->kernels &&
+        (a->o.status || a->signaled)) {
+        cuda = cuda_error_line(&a->o.err, &cuda_len);
+        if (!cuda)
+            cuda = cuda_error_line(&a->o.out, &cuda_len);
+    }
+    if (cuda) {
+        /* A CUDA program that cannot use its device: failing the same
+         * way faster is no speedup. */
+        mc_buf_addf(&ev->why, "the original fails with a CUDA error on %s: "
+                    "%.*s", input_name(ev, i), (int)(cuda_len > 200 ? 200
+                    : cuda_len), cuda);
+    } else if (loader) {
         /* The dynamic loader failed: nothing of the program ran. */
         mc_buf_addf(&ev->why, "the original cannot start in its runs: "
                     "%.*s%s", (int)strcspn(loader, "\n"), loader,
@@ -1175,6 +1214,22 @@ reference_run(struct mc_eval *ev, size_t i, struct mc_err *err)
     return rc;
 }
 
+/* kernel=NAME must name a kernel the original defines. */
+static enum mc_code
+check_kernel_option(struct mc_eval *ev, struct mc_err *err)
+{
+    const char *kernel = mc_target_get(ev->t, MC_OPT_KERNEL);
+    struct mc_err e2 = MC_ERR_INIT;
+
+    if (!*kernel ||
+        !mc_mark_check_kernel(ev->orig_text.s, ev->orig_text.len,
+                              ev->orig_text.s, ev->orig_text.len, kernel,
+                              &e2))
+        return MC_OK;
+    mc_buf_addf(&ev->why, "kernel=%s: %s", kernel, e2.msg);
+    return mc_err_set(err, e2.code, "%s", ev->why.s);
+}
+
 enum mc_code
 mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
 {
@@ -1191,7 +1246,9 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
         rc = mc_file_read(ev->t->source, &ev->orig_text, err);
     if (rc)
         return mc_err_set(err, rc, "cannot read '%s'", ev->t->source);
-    rc = mc_sandbox_dir(&ev->sb, "original", 0, &dir, err);
+    rc = check_kernel_option(ev, err);
+    if (!rc)
+        rc = mc_sandbox_dir(&ev->sb, "original", 0, &dir, err);
     if (!rc)
         rc = build_original(ev, dir, err);
     for (i = 0; !rc && i < ev->n_runs; i++)
@@ -1518,6 +1575,7 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     struct mc_err fe = MC_ERR_INIT;
     struct mc_buf src = MC_BUF_INIT, path = MC_BUF_INIT;
     char *dir = NULL, *test_exe = NULL, *time_exe = NULL;
+    const char *kernel = mc_target_get(ev->t, MC_OPT_KERNEL);
     enum mc_code rc;
     int wrong = 0;
 
@@ -1527,9 +1585,11 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     if (rc)
         return rc;
     fb->baseline_s = ev->baseline_s;
-    /* 1. Fences. */
+    /* 1. Fences: #pragma maxcode begin/end, and kernel=NAME. */
     if (mc_mark_check_fences(ev->orig_text.s, ev->orig_text.len, text, len,
-                             &fe)) {
+                             &fe) ||
+        (*kernel && mc_mark_check_kernel(ev->orig_text.s, ev->orig_text.len,
+                                         text, len, kernel, &fe))) {
         fb->verdict = MC_VERDICT_REJECTED;
         mc_buf_adds(&fb->detail, fe.msg);
         return MC_OK;

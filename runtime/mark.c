@@ -8,6 +8,7 @@
  */
 #include "mc_setup.h"
 #include "mark.h"
+#include "ctext.h"
 #include "alloc.h"
 #include "buf.h"
 
@@ -513,5 +514,50 @@ changed:
 out:
     mc_free(of.v);
     mc_free(cf.v);
+    return rc;
+}
+
+enum mc_code
+mc_mark_check_kernel(const char *orig, size_t olen, const char *cand,
+                     size_t clen, const char *name, struct mc_err *err)
+{
+    char *oc = mc_ctext_blank(orig, olen), *cc = mc_ctext_blank(cand, clen);
+    struct mc_kernel ok, ck;
+    enum mc_code rc = MC_OK;
+    size_t i, n;
+
+    if (!oc || !cc) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!mc_ctext_kernel(oc, olen, name, &ok)) {
+        rc = mc_err_set(err, MC_EINVAL, "the source defines no kernel "
+                        "'%s' (a __global__ function with a body)", name);
+        goto out;
+    }
+    if (!mc_ctext_kernel(cc, clen, name, &ck)) {
+        rc = mc_err_set(err, MC_EINVAL, "kernel '%s' is gone", name);
+        goto out;
+    }
+    /* The text before the kernel's first line, and after its body. */
+    for (i = 0; i < ok.start && i < ck.start && orig[i] == cand[i]; i++)
+        ;
+    if (i < ok.start || ck.start != ok.start) {
+        rc = mc_err_set(err, MC_EINVAL, "text outside kernel '%s' changed "
+                        "at line %zu", name, line_at(orig, i));
+        goto out;
+    }
+    n = olen - ok.end;
+    if (clen - ck.end != n || memcmp(orig + ok.end, cand + ck.end, n)) {
+        for (i = 0; i < n && ck.end + i < clen &&
+                    orig[ok.end + i] == cand[ck.end + i];
+             i++)
+            ;
+        rc = mc_err_set(err, MC_EINVAL, "text outside kernel '%s' changed "
+                        "at line %zu", name, line_at(orig, ok.end + i));
+    }
+out:
+    mc_free(oc);
+    mc_free(cc);
     return rc;
 }

@@ -100,4 +100,18 @@ enum mc_code mc_mark_check_fences(const char *orig, size_t olen,
                                   const char *cand, size_t clen,
                                   struct mc_err *err);
 
+/*
+ * Check that CAND keeps every byte of ORIG outside the CUDA kernel NAME
+ * (kernel=NAME): the text before the kernel's first line and after the
+ * '}' of its body (ctext.h says how a kernel is found) must be
+ * byte-identical; its signature and body may change. MC_EINVAL when
+ * ORIG has no such kernel ("the source defines no kernel 'NAME' ..."),
+ * when CAND lost it ("kernel 'NAME' is gone") or changed text outside
+ * it ("text outside kernel 'NAME' changed at line N", N a line of
+ * ORIG); MC_ENOMEM.
+ */
+enum mc_code mc_mark_check_kernel(const char *orig, size_t olen,
+                                  const char *cand, size_t clen,
+                                  const char *name, struct mc_err *err);
+
 #endif /* MC_MARK_H */
