@@ -2,6 +2,10 @@
 /*
  * propose.c: the built-in, compiler-guided proposer: knobs, their
  * rendering as directives, the choice policy and the rule-based critique.
+ * Rendering copies the original line by line: loop pragmas go before the
+ * lines that start innermost loops, and for CUDA the kernel-level knobs
+ * are insertions at offsets inside the kernels' spans (the name, the
+ * pointer parameters, the math calls), found in the blanked text.
  */
 #include "mc_setup.h"
 #include "propose.h"
@@ -23,8 +27,17 @@ enum {
     K_PRAGMA_UNROLL4 = 1ul << 7,
     K_PRAGMA_UNROLL8 = 1ul << 8,
     K_IVDEP = 1ul << 9,
-    K_CLANG_VEC = 1ul << 10
+    K_CLANG_VEC = 1ul << 10,
+    K_RESTRICT = 1ul << 11,
+    K_LB256 = 1ul << 12,
+    K_LB1024 = 1ul << 13,
+    K_FAST_INTRIN = 1ul << 14
 };
+
+/* The CUDA knobs, applied inside kernels only. */
+#define CUDA_KNOBS                                                          \
+    (K_PRAGMA_UNROLL4 | K_PRAGMA_UNROLL8 | K_RESTRICT | K_LB256 |           \
+     K_LB1024 | K_FAST_INTRIN)
 
 #define F_GCC   1u
 #define F_CLANG 2u
@@ -63,7 +76,21 @@ static const struct knob knobs[] = {
      "the vectorizer ignores assumed loop-carried dependences"},
     {K_FAST_MATH, "fast-math", F_GCC, "fast-math",
      "floating-point reassociation lets reductions vectorize"},
+    {K_RESTRICT, "restrict", F_NVCC, NULL,
+     "unaliased pointer parameters let loads go through the read-only "
+     "cache and be reordered"},
+    {K_LB256, "launch_bounds(256,2)", F_NVCC, NULL,
+     "registers capped for two blocks of 256 threads per multiprocessor"},
+    {K_LB1024, "launch_bounds(1024,1)", F_NVCC, NULL,
+     "registers capped for blocks of 1024 threads"},
+    {K_FAST_INTRIN, "fast-intrinsics", F_NVCC, NULL,
+     "hardware approximations of the single-precision math functions"},
 };
+
+/* The single-precision math functions with a fast intrinsic, __NAME. */
+static const char *const fast_fns[] = {
+    "expf", "logf", "sinf", "cosf", "powf", "tanf", "exp10f", "log2f",
+    "log10f"};
 
 static unsigned
 family_bit(const struct mc_builtin *b)
@@ -84,67 +111,112 @@ allowed(const struct mc_builtin *b)
         if (knobs[i].families & family_bit(b))
             m |= knobs[i].bit;
     if (!b->fast_math_ok)
-        m &= ~(unsigned long)K_FAST_MATH;
+        m &= ~(unsigned long)(K_FAST_MATH | K_FAST_INTRIN);
     if (!b->arch[0])
         m &= ~(unsigned long)K_ISA;
-    return m & ~b->banned & ~b->blamed;
+    return m & b->applicable & ~b->banned & ~b->blamed;
 }
 
-enum mc_code
-mc_builtin_init(struct mc_builtin *b, const struct mc_target *t,
-                struct mc_err *err)
+/* What -march=native means for T's compiler, as the driver resolves
+ * it, into B->arch ("" when it cannot tell). */
+static void
+native_arch(struct mc_builtin *b, const struct mc_target *t)
+{
+    struct mc_strv nat = MC_STRV_INIT;
+    struct mc_spawn_opts no = {.timeout_s = 60, .stdin_path = "/dev/null"};
+    struct mc_spawn_result r;
+    const char *p;
+
+    mc_spawn_result_init(&r);
+    mc_shell_split(t->compiler, &nat, NULL);
+    mc_strv_push(&nat, "-march=native");
+    mc_strv_push(&nat, "-E");
+    mc_strv_push(&nat, "-v");
+    mc_strv_push(&nat, "-");
+    if (nat.v && mc_spawn(nat.v, &no, &r, NULL) == MC_OK) {
+        for (p = r.err.s; (p = strstr(p, "-march=")) != NULL; p += 7) {
+            size_t n = strspn(p + 7, "abcdefghijklmnopqrstuvwxyz"
+                                     "0123456789-");
+            if (n && n < sizeof(b->arch) && strncmp(p + 7, "native", 6)) {
+                memcpy(b->arch, p + 7, n);
+                b->arch[n] = '\0';
+                break;
+            }
+        }
+    }
+    mc_spawn_result_release(&r);
+    mc_strv_release(&nat);
+}
+
+/* The compiler family of T (gcc or clang, from `CC --version`) into B. */
+static enum mc_code
+host_family(struct mc_builtin *b, const struct mc_target *t,
+            struct mc_err *err)
 {
     struct mc_spawn_opts so = {.timeout_s = 60};
     struct mc_spawn_result r;
     struct mc_strv argv = MC_STRV_INIT;
 
-    memset(b, 0, sizeof(*b));
-    b->fast_math_ok = *mc_target_get(t, MC_OPT_TOLERANCE) != '\0';
-    if (t->lang == MC_LANG_CUDA) {
-        b->family = MC_CC_NVCC;
-        return MC_OK;
-    }
     b->family = MC_CC_GCC;
-    mc_spawn_result_init(&r);
     if (mc_shell_split(t->compiler, &argv, err) || !argv.n ||
         mc_strv_push(&argv, "--version")) {
         mc_strv_release(&argv);
         return mc_err_set(err, MC_EINVAL, "bad compiler command '%s'",
                           t->compiler);
     }
+    mc_spawn_result_init(&r);
     if (mc_spawn(argv.v, &so, &r, NULL) == MC_OK && strstr(r.out.s, "clang"))
         b->family = MC_CC_CLANG;
-    if (b->family == MC_CC_GCC &&
-        !strcmp(mc_target_get(t, MC_OPT_ISA), "native")) {
-        /* What -march=native means here, as the driver resolves it. */
-        struct mc_strv nat = MC_STRV_INIT;
-        struct mc_spawn_opts no = {.timeout_s = 60,
-                                   .stdin_path = "/dev/null"};
-        const char *p;
-
-        mc_shell_split(t->compiler, &nat, NULL);
-        mc_strv_push(&nat, "-march=native");
-        mc_strv_push(&nat, "-E");
-        mc_strv_push(&nat, "-v");
-        mc_strv_push(&nat, "-");
-        mc_spawn_result_release(&r);
-        mc_spawn_result_init(&r);
-        if (nat.v && mc_spawn(nat.v, &no, &r, NULL) == MC_OK) {
-            for (p = r.err.s; (p = strstr(p, "-march=")) != NULL; p += 7) {
-                size_t n = strspn(p + 7, "abcdefghijklmnopqrstuvwxyz"
-                                         "0123456789-");
-                if (n && n < sizeof(b->arch) &&
-                    strncmp(p + 7, "native", 6)) {
-                    memcpy(b->arch, p + 7, n);
-                    b->arch[n] = '\0';
-                    break;
-                }
-            }
-        }
-        mc_strv_release(&nat);
-    }
     mc_spawn_result_release(&r);
     mc_strv_release(&argv);
+    if (b->family == MC_CC_GCC &&
+        !strcmp(mc_target_get(t, MC_OPT_ISA), "native"))
+        native_arch(b, t);
+    return MC_OK;
+}
+
+/* The CUDA knobs that change TEXT (LEN bytes) at all: rendered alone,
+ * each must differ from the text rendered with no knob. */
+static enum mc_code
+cuda_applicable(struct mc_builtin *b, const char *text, size_t len)
+{
+    struct mc_buf none = MC_BUF_INIT, one = MC_BUF_INIT;
+    enum mc_code rc;
+    size_t i;
+
+    b->applicable = ~(unsigned long)CUDA_KNOBS;
+    rc = mc_builtin_render(b, 0, text, len, &none);
+    for (i = 0; !rc && i < MC_ARRAY_SIZE(knobs); i++) {
+        if (!(knobs[i].bit & CUDA_KNOBS))
+            continue;
+        mc_buf_reset(&one);
+        rc = mc_builtin_render(b, knobs[i].bit, text, len, &one);
+        if (!rc && (one.len != none.len || memcmp(one.s, none.s, one.len)))
+            b->applicable |= knobs[i].bit;
+    }
+    mc_buf_release(&none);
+    mc_buf_release(&one);
+    return rc;
+}
+
+enum mc_code
+mc_builtin_init(struct mc_builtin *b, const struct mc_target *t,
+                const char *text, size_t len, struct mc_err *err)
+{
+    const char *kernel = mc_target_get(t, MC_OPT_KERNEL);
+
+    memset(b, 0, sizeof(*b));
+    b->fast_math_ok = *mc_target_get(t, MC_OPT_TOLERANCE) != '\0';
+    b->applicable = ~0ul;
+    if (t->lang != MC_LANG_CUDA)
+        return host_family(b, t, err);
+    b->family = MC_CC_NVCC;
+    if (strlen(kernel) >= sizeof(b->kernel))
+        return mc_err_set(err, MC_EINVAL, "kernel name '%.40s...' too long",
+                          kernel);
+    memcpy(b->kernel, kernel, strlen(kernel) + 1);
+    if (cuda_applicable(b, text ? text : "", text ? len : 0))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
     return MC_OK;
 }
 
@@ -205,12 +277,14 @@ hurt_count(const struct mc_prop_node *nodes, size_t n, unsigned long knob)
     return hurt;
 }
 
-/* Normalise TAG: one unroll pragma at most. */
+/* Normalise TAG: one unroll pragma and one __launch_bounds__ at most. */
 static unsigned long
 normal(unsigned long tag)
 {
     if ((tag & K_PRAGMA_UNROLL8) && (tag & K_PRAGMA_UNROLL4))
         tag &= ~(unsigned long)K_PRAGMA_UNROLL4;
+    if ((tag & K_LB256) && (tag & K_LB1024))
+        tag &= ~(unsigned long)K_LB1024;
     return tag;
 }
 
@@ -242,8 +316,9 @@ mc_builtin_choose(struct mc_builtin *b, const struct mc_prop_node *nodes,
     static const unsigned long clang_seeds[] = {
         K_CLANG_VEC, K_PRAGMA_UNROLL8, K_IVDEP, K_PRAGMA_UNROLL4,
         K_CLANG_VEC | K_PRAGMA_UNROLL4};
-    static const unsigned long nvcc_seeds[] = {K_PRAGMA_UNROLL4,
-                                               K_PRAGMA_UNROLL8};
+    static const unsigned long nvcc_seeds[] = {
+        K_RESTRICT, K_LB256, K_PRAGMA_UNROLL4, K_RESTRICT | K_PRAGMA_UNROLL4,
+        K_FAST_INTRIN, K_PRAGMA_UNROLL8, K_LB1024};
     const unsigned long *seeds = b->family == MC_CC_GCC ? gcc_seeds
                                  : b->family == MC_CC_CLANG ? clang_seeds
                                                             : nvcc_seeds;
@@ -296,7 +371,8 @@ has_loop(const char *c, size_t from, size_t to)
     size_t i;
 
     for (i = from; i < to; i++)
-        if (mc_ctext_word_at(c, to, i, "for") || mc_ctext_word_at(c, to, i, "while") ||
+        if (mc_ctext_word_at(c, to, i, "for") ||
+            mc_ctext_word_at(c, to, i, "while") ||
             mc_ctext_word_at(c, to, i, "do"))
             return 1;
     return 0;
@@ -341,15 +417,22 @@ innermost_loops(const char *c, size_t len, unsigned char *inner,
     }
 }
 
-/* Which lines (1-based) may change: inside fences, or all. */
+/* The lines (1-based) of the fences' begin and end pragmas. */
+struct fences {
+    size_t begins[64], nb;
+    size_t ends[64], ne;
+};
+
+/* Which lines (1-based) may change: inside fences, or all; the fences
+ * into FE. */
 static void
 changeable(const char *text, size_t len, unsigned char *ok, size_t nlines,
-           size_t *begins, size_t *nb, size_t *ends, size_t *ne)
+           struct fences *fe)
 {
     size_t i = 0, line = 1;
     int in = 0, any = 0;
 
-    *nb = *ne = 0;
+    fe->nb = fe->ne = 0;
     while (i < len && line <= nlines) {
         const char *l = text + i, *nl = memchr(l, '\n', len - i);
         size_t n = nl ? (size_t)(nl - l) : len - i;
@@ -364,12 +447,12 @@ changeable(const char *text, size_t len, unsigned char *ok, size_t nlines,
         buf[m] = '\0';
         if (!strcmp(buf, "#pragmamaxcodebegin")) {
             in = any = 1;
-            if (*nb < 64)
-                begins[(*nb)++] = line;
+            if (fe->nb < MC_ARRAY_SIZE(fe->begins))
+                fe->begins[fe->nb++] = line;
         } else if (!strcmp(buf, "#pragmamaxcodeend")) {
             in = 0;
-            if (*ne < 64)
-                ends[(*ne)++] = line;
+            if (fe->ne < MC_ARRAY_SIZE(fe->ends))
+                fe->ends[fe->ne++] = line;
         } else {
             ok[line] = (unsigned char)in;
         }
@@ -378,6 +461,225 @@ changeable(const char *text, size_t len, unsigned char *ok, size_t nlines,
     }
     if (!any)
         memset(ok, 1, nlines + 1);
+}
+
+/* ---- CUDA kernels ---- */
+
+/* One insertion into the original: INS goes before offset AT. */
+struct edit {
+    size_t at;
+    const char *ins;
+};
+
+struct edits {
+    struct edit *v;
+    size_t n, cap;
+    int oom;
+};
+
+static void
+add_edit(struct edits *ed, size_t at, const char *ins)
+{
+    if (ed->n == ed->cap) {
+        size_t cap = ed->cap ? 2 * ed->cap : 16;
+        struct edit *v = mc_realloc(ed->v, cap * sizeof(*v));
+
+        if (!v) {
+            ed->oom = 1;
+            return;
+        }
+        ed->v = v;
+        ed->cap = cap;
+    }
+    ed->v[ed->n].at = at;
+    ed->v[ed->n++].ins = ins;
+}
+
+/* The kernels of C (LEN bytes, blanked) that B's knobs may change into
+ * KS (at most MAX): the kernel= one, or all. Returns how many. */
+static size_t
+chosen_kernels(const struct mc_builtin *b, const char *c, size_t len,
+               struct mc_kernel *ks, size_t max)
+{
+    size_t n;
+
+    if (b->kernel[0])
+        return (size_t)mc_ctext_kernel(c, len, b->kernel, ks);
+    n = mc_ctext_kernels(c, len, ks, max);
+    return n < max ? n : max;
+}
+
+/* Keep in INNER only the lines that start inside the body of one of the
+ * NK kernels KS. */
+static void
+loops_in_kernels(const char *c, size_t len, const struct mc_kernel *ks,
+                 size_t nk, unsigned char *inner, size_t nlines)
+{
+    size_t off = 0, line, k;
+
+    for (line = 1; line <= nlines; line++) {
+        const char *nl = off < len ? memchr(c + off, '\n', len - off) : NULL;
+        int in = 0;
+
+        for (k = 0; k < nk; k++)
+            in |= off > ks[k].body && off < ks[k].end;
+        if (!in)
+            inner[line] = 0;
+        off = nl ? (size_t)(nl - c) + 1 : len;
+    }
+}
+
+/* __launch_bounds__ right before the name of kernel K, unless it has
+ * one already or its name is qualified. */
+static void
+launch_bounds_edit(const char *c, const struct mc_kernel *k,
+                   unsigned long tag, struct edits *ed)
+{
+    size_t i;
+
+    for (i = k->global; i < k->params; i++)
+        if (mc_ctext_word_at(c, k->params, i, "__launch_bounds__"))
+            return;
+    for (i = k->name; i > k->global && isspace((unsigned char)c[i - 1]); i--)
+        ;
+    if (c[i - 1] == ':')
+        return;
+    add_edit(ed, k->name, tag & K_LB256 ? "__launch_bounds__(256, 2) "
+                                        : "__launch_bounds__(1024, 1) ");
+}
+
+/* __restrict__ after the '*' at C[STAR] of a parameter that ends at
+ * END, unless it has a restrict qualifier already. */
+static void
+restrict_after(const char *c, size_t star, size_t end, struct edits *ed)
+{
+    size_t i;
+
+    for (i = star + 1; i < end; i++)
+        if (mc_ctext_word_at(c, end, i, "__restrict__") ||
+            mc_ctext_word_at(c, end, i, "__restrict") ||
+            mc_ctext_word_at(c, end, i, "restrict"))
+            return;
+    add_edit(ed, star + 1, isspace((unsigned char)c[star + 1])
+                               ? " __restrict__"
+                               : "__restrict__ ");
+}
+
+/* __restrict__ on each pointer parameter of kernel K: after the last
+ * '*' outside brackets (not in a function pointer's "(*f)"). */
+static void
+restrict_edits(const char *c, const struct mc_kernel *k, struct edits *ed)
+{
+    size_t i, star = 0;
+    int depth = 0;
+
+    for (i = k->params + 1; i < k->params_end; i++) {
+        char ch = c[i];
+
+        if (!depth && (ch == ',' || i + 1 == k->params_end)) {
+            if (star)
+                restrict_after(c, star, i, ed);
+            star = 0;
+            continue;
+        }
+        depth += ch == '(' || ch == '<' || ch == '[';
+        depth -= ch == ')' || ch == '>' || ch == ']';
+        if (ch == '*' && !depth)
+            star = i;
+    }
+}
+
+/* The function of fast_fns[] called at C[I] (END: the end of the
+ * kernel), or NULL: a whole word, not a member or qualified name,
+ * followed by '('. */
+static const char *
+fast_call_at(const char *c, size_t end, size_t start, size_t i)
+{
+    size_t f, j;
+
+    for (f = 0; f < MC_ARRAY_SIZE(fast_fns); f++) {
+        if (!mc_ctext_word_at(c, end, i, fast_fns[f]))
+            continue;
+        j = i + strlen(fast_fns[f]);
+        while (j < end && isspace((unsigned char)c[j]))
+            j++;
+        if (j >= end || c[j] != '(')
+            return NULL;
+        for (j = i; j > start && isspace((unsigned char)c[j - 1]); j--)
+            ;
+        if (c[j - 1] == '.' || c[j - 1] == ':' ||
+            (c[j - 1] == '>' && c[j - 2] == '-'))
+            return NULL;
+        return fast_fns[f];
+    }
+    return NULL;
+}
+
+/* __NAME for each call of a fast_fns[] NAME in kernel K's body. */
+static void
+intrinsic_edits(const char *c, const struct mc_kernel *k, struct edits *ed)
+{
+    size_t i;
+
+    for (i = k->body + 1; i < k->end; i++) {
+        const char *f = fast_call_at(c, k->end, k->body, i);
+
+        if (f) {
+            add_edit(ed, i, "__");
+            i += strlen(f) - 1;
+        }
+    }
+}
+
+/* The insertions of TAG's kernel-level knobs into the NK kernels KS of
+ * C, in the order of their offsets. */
+static void
+kernel_edits(const char *c, const struct mc_kernel *ks, size_t nk,
+             unsigned long tag, struct edits *ed)
+{
+    size_t k;
+
+    for (k = 0; k < nk; k++) {
+        if (tag & (K_LB256 | K_LB1024))
+            launch_bounds_edit(c, &ks[k], tag, ed);
+        if (tag & K_RESTRICT)
+            restrict_edits(c, &ks[k], ed);
+        if (tag & K_FAST_INTRIN)
+            intrinsic_edits(c, &ks[k], ed);
+    }
+}
+
+/* Scope the loop pragmas of B to the kernels of C, and collect TAG's
+ * kernel-level insertions into ED. */
+static enum mc_code
+cuda_scope(const struct mc_builtin *b, unsigned long tag, const char *c,
+           size_t len, unsigned char *inner, size_t nlines,
+           struct edits *ed)
+{
+    struct mc_kernel ks[64];
+    size_t nk = chosen_kernels(b, c, len, ks, MC_ARRAY_SIZE(ks));
+
+    loops_in_kernels(c, len, ks, nk, inner, nlines);
+    kernel_edits(c, ks, nk, tag, ed);
+    return ed->oom ? MC_ENOMEM : MC_OK;
+}
+
+/* The line of ORIG at OFF (N bytes) into OUT, with the insertions of ED
+ * that fall in it from *EI on when OK (the line may change). */
+static void
+emit_line(struct mc_buf *out, const char *orig, size_t off, size_t n,
+          const struct edits *ed, size_t *ei, int ok)
+{
+    size_t from = off;
+
+    for (; *ei < ed->n && ed->v[*ei].at < off + n; (*ei)++) {
+        if (!ok)
+            continue;
+        mc_buf_add(out, orig + from, ed->v[*ei].at - from);
+        mc_buf_adds(out, ed->v[*ei].ins);
+        from = ed->v[*ei].at;
+    }
+    mc_buf_add(out, orig + from, off + n - from);
 }
 
 static void
@@ -422,13 +724,49 @@ add_loop_pragmas(const struct mc_builtin *b, unsigned long tag,
                          "interleave(enable)\n");
 }
 
+/* The lines of ORIG (LEN bytes) into OUT, with FILE's pragmas after
+ * each fence begin (and pops before its end), LOOP before the innermost
+ * loops (INNER) and the insertions of ED, where OK lets a line change. */
+static void
+emit_lines(const char *orig, size_t len, const struct mc_buf *file,
+           const struct mc_buf *loop, const unsigned char *inner,
+           const unsigned char *ok, const struct fences *fe,
+           const struct edits *ed, struct mc_buf *out)
+{
+    size_t off = 0, line = 1, ei = 0;
+
+    while (off < len) {
+        const char *l = orig + off, *nl = memchr(l, '\n', len - off);
+        size_t n = nl ? (size_t)(nl - l) + 1 : len - off;
+        size_t k;
+
+        for (k = 0; k < fe->ne && file->len; k++)
+            if (fe->ends[k] == line)
+                mc_buf_addf(out, "#pragma GCC pop_options\n#line %zu\n",
+                            line);
+        if (loop->len && inner[line] && ok[line])
+            mc_buf_addf(out, "%s#line %zu\n", loop->s, line);
+        emit_line(out, orig, off, n, ed, &ei, ok[line]);
+        if (nl == NULL && n)
+            mc_buf_addc(out, '\n');
+        for (k = 0; k < fe->nb && file->len; k++)
+            if (fe->begins[k] == line)
+                mc_buf_addf(out, "#pragma GCC push_options\n%s#line %zu\n",
+                            file->s, line + 1);
+        off += n;
+        line++;
+    }
+}
+
 enum mc_code
 mc_builtin_render(const struct mc_builtin *b, unsigned long tag,
                   const char *orig, size_t len, struct mc_buf *out)
 {
     struct mc_buf file = MC_BUF_INIT, loop = MC_BUF_INIT;
+    struct edits ed = {NULL, 0, 0, 0};
+    struct fences fe;
     unsigned char *ok = NULL, *inner = NULL;
-    size_t nlines = 1, i, off = 0, line = 1, begins[64], ends[64], nb, ne;
+    size_t nlines = 1, i;
     char *c = NULL;
     enum mc_code rc = MC_OK;
 
@@ -441,38 +779,22 @@ mc_builtin_render(const struct mc_builtin *b, unsigned long tag,
         rc = MC_ENOMEM;
         goto out;
     }
-    changeable(orig, len, ok, nlines, begins, &nb, ends, &ne);
+    changeable(orig, len, ok, nlines, &fe);
     innermost_loops(c, len, inner, nlines);
+    if (b->family == MC_CC_NVCC &&
+        (rc = cuda_scope(b, tag, c, len, inner, nlines, &ed)) != MC_OK)
+        goto out;
     add_file_pragmas(b, tag, &file);
     add_loop_pragmas(b, tag, &loop);
-    if (file.len && !nb)
+    if (file.len && !fe.nb)
         mc_buf_addf(out, "%s#line 1\n", file.s);
-    while (off < len) {
-        const char *l = orig + off, *nl = memchr(l, '\n', len - off);
-        size_t n = nl ? (size_t)(nl - l) + 1 : len - off;
-        size_t k;
-
-        for (k = 0; k < ne && file.len; k++)
-            if (ends[k] == line)
-                mc_buf_addf(out, "#pragma GCC pop_options\n#line %zu\n",
-                            line);
-        if (loop.len && inner[line] && ok[line])
-            mc_buf_addf(out, "%s#line %zu\n", loop.s, line);
-        mc_buf_add(out, l, n);
-        if (nl == NULL && n)
-            mc_buf_addc(out, '\n');
-        for (k = 0; k < nb && file.len; k++)
-            if (begins[k] == line)
-                mc_buf_addf(out, "#pragma GCC push_options\n%s#line %zu\n",
-                            file.s, line + 1);
-        off += n;
-        line++;
-    }
+    emit_lines(orig, len, &file, &loop, inner, ok, &fe, &ed, out);
     rc = mc_buf_status(out);
 out:
     mc_free(ok);
     mc_free(inner);
     mc_free(c);
+    mc_free(ed.v);
     mc_buf_release(&file);
     mc_buf_release(&loop);
     return rc;

@@ -12,12 +12,24 @@
  *   clang  #pragma GCC unroll N and #pragma clang loop vectorize(enable)
  *          / vectorize(assume_safety) before innermost loops (clang has
  *          no per-file optimization pragma)
- *   nvcc   #pragma unroll N before innermost loops
- * Each insertion is followed by a #line directive, so compiler messages
- * keep pointing at SOURCE's lines. Fast-math is proposed only when the
+ *   nvcc   inside kernels (the __global__ functions; with kernel=NAME,
+ *          that one only, so nothing outside its span changes):
+ *          unroll(4), unroll(8)   #pragma unroll N before innermost loops
+ *          launch_bounds(256,2), launch_bounds(1024,1)
+ *                                 __launch_bounds__(T, B) before the
+ *                                 kernel's name, unless it has one
+ *          restrict               __restrict__ on each pointer parameter
+ *                                 that lacks it
+ *          fast-intrinsics        expf( -> __expf(, and logf, sinf, cosf,
+ *                                 powf, tanf, exp10f, log2f, log10f
+ * Each line inserted is followed by a #line directive, so compiler
+ * messages keep pointing at SOURCE's lines; the CUDA insertions within a
+ * line add none. Fast-math and fast intrinsics are proposed only when the
  * target has a tolerance; ISA extensions only with isa=native (the
  * machine's -march, resolved once), never beyond the user's flags
- * otherwise.
+ * otherwise. A CUDA knob that would change nothing in the text (no loop,
+ * no kernel, no pointer parameter, no math call in scope) is never
+ * proposed.
  *
  * It is a policy: seeds first, in an order that usually pays, then
  * hill-climbing from the best correct variant by adding one knob at a
@@ -49,13 +61,22 @@ struct mc_builtin {
     enum { MC_CC_GCC, MC_CC_CLANG, MC_CC_NVCC } family;
     int fast_math_ok;      /* the target has a tolerance */
     char arch[64];         /* isa=native: -march the machine has, or "" */
+    char kernel[128];      /* kernel=NAME, or "": all kernels */
+    unsigned long applicable; /* knobs that change the text at all */
     unsigned long banned;  /* knobs that failed to compile */
     unsigned long blamed;  /* knobs blamed for wrong output */
 };
 
-/* Set B up for target T: the compiler family (from `CC --version`, run
- * once) and what the options allow. */
+/*
+ * Set B up for target T, whose original is TEXT (LEN bytes): the
+ * compiler family (from `CC --version`, run once; nvcc for CUDA), what
+ * the options allow, and for CUDA which knobs have a place to apply in
+ * TEXT. TEXT is only read during the call. MC_EINVAL for a compiler
+ * command that does not split or a kernel name that is too long,
+ * MC_ENOMEM.
+ */
 enum mc_code mc_builtin_init(struct mc_builtin *b, const struct mc_target *t,
+                             const char *text, size_t len,
                              struct mc_err *err);
 
 /*

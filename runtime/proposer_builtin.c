@@ -15,11 +15,12 @@ static enum mc_code
 builtin_init(struct mc_search *s, struct mc_err *err)
 {
     struct mc_builtin *b = mc_calloc(1, sizeof(*b));
+    const struct mc_buf *orig = &s->ev->orig_text; /* mc_eval_prepare() */
 
     if (!b)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     s->prop_state = b;
-    return mc_builtin_init(b, s->t, err);
+    return mc_builtin_init(b, s->t, orig->s, orig->len, err);
 }
 
 static void
