@@ -5,6 +5,7 @@
  */
 #include "mc_setup.h"
 #include "eval.h"
+#include "cuda.h"
 #include "alloc.h"
 #include "file.h"
 #include "log.h"
@@ -24,6 +25,7 @@
 #define MAX_PAIRS    40
 #define ALPHA        0.01        /* two-sided: 99% intervals */
 #define SAN_EXIT     86          /* exit status of a sanitizer report */
+#define CUDA_SANITIZER "compute-sanitizer" /* memcheck of CUDA candidates */
 #define SAN_MAX_ALLOC_MB 4096    /* ASan: a larger malloc is a report */
 #define SAN_SLOWDOWN 4           /* sanitized runs get this many times
                                   * the timeout */
@@ -546,12 +548,18 @@ run_command(const struct mc_eval *ev, const struct run_spec *spec,
             mc_strv_push(argv, "--tool=callgrind");
             mc_strv_push(argv, "--callgrind-out-file=/dev/null");
         }
+        if (spec->sanitized && mc_lang_get(ev->t->lang)->kernels) {
+            mc_strv_push(argv, CUDA_SANITIZER);
+            mc_strv_push(argv, "--tool=memcheck");
+            mc_strv_push(argv, "--error-exitcode=" STR(SAN_EXIT));
+            mc_strv_push(argv, "--print-limit=10");
+        }
         mc_strv_push(argv, spec->exe);
         /* args= quotes were checked at parse: only memory fails here */
         if (mc_shell_split(mc_target_get(ev->t, MC_OPT_ARGS), argv, NULL))
             argv->oom = 1;
     }
-    if (spec->sanitized) {
+    if (spec->sanitized && !mc_lang_get(ev->t->lang)->kernels) {
         mc_strv_push(env, "ASAN_OPTIONS=detect_leaks=0:exitcode="
                           STR(SAN_EXIT) ":allocator_may_return_null=0:"
                           "max_allocation_size_mb=" STR(SAN_MAX_ALLOC_MB));
@@ -1214,6 +1222,25 @@ reference_run(struct mc_eval *ev, size_t i, struct mc_err *err)
     return rc;
 }
 
+/* The original's text into EV->orig_text, once. */
+static enum mc_code
+read_original(struct mc_eval *ev, struct mc_err *err)
+{
+    enum mc_code rc;
+
+    if (ev->text_read)
+        return MC_OK;
+    mc_buf_reset(&ev->orig_text);
+    if (ev->t->text.cap)
+        rc = mc_buf_add(&ev->orig_text, ev->t->text.s, ev->t->text.len);
+    else
+        rc = mc_file_read(ev->t->source, &ev->orig_text, err);
+    if (rc)
+        return mc_err_set(err, rc, "cannot read '%s'", ev->t->source);
+    ev->text_read = 1;
+    return MC_OK;
+}
+
 /* kernel=NAME must name a kernel the original defines. */
 static enum mc_code
 check_kernel_option(struct mc_eval *ev, struct mc_err *err)
@@ -1240,12 +1267,9 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
     if (ev->ready)
         return MC_OK;
     mc_buf_reset(&ev->why);
-    if (ev->t->text.cap)
-        rc = mc_buf_add(&ev->orig_text, ev->t->text.s, ev->t->text.len);
-    else
-        rc = mc_file_read(ev->t->source, &ev->orig_text, err);
+    rc = read_original(ev, err);
     if (rc)
-        return mc_err_set(err, rc, "cannot read '%s'", ev->t->source);
+        return rc;
     rc = check_kernel_option(ev, err);
     if (!rc)
         rc = mc_sandbox_dir(&ev->sb, "original", 0, &dir, err);
@@ -1567,6 +1591,32 @@ sanitized_runs(struct mc_eval *ev, const char *path, const char *dir,
     return rc;
 }
 
+/* The CUDA candidate EXE's correctness runs again under compute-sanitizer
+ * (memcheck), where it is installed and a device is there; otherwise the
+ * diagnostics say it was not run. Returns 0 when a run failed (FB says
+ * how), as check_runs(). */
+static int
+cuda_sanitizer_runs(struct mc_eval *ev, const char *exe,
+                    struct mc_feedback *fb, struct mc_err *err)
+{
+    char *tool = mc_spawn_which_in(CUDA_SANITIZER, getenv("PATH"));
+    struct mc_cuda_probe p;
+    int ok = 1;
+
+    memset(&p, 0, sizeof(p));
+    mc_cuda_probe_read(ev->cache_dir, &p, NULL);
+    if (!tool)
+        mc_buf_adds(&fb->diagnostics, "(" CUDA_SANITIZER " not run: it is "
+                    "not installed)\n");
+    else if (!p.n)
+        mc_buf_adds(&fb->diagnostics, "(" CUDA_SANITIZER " not run: no "
+                    "CUDA device)\n");
+    else
+        ok = check_runs(ev, exe, 1, fb, " (" CUDA_SANITIZER ")", err);
+    mc_free(tool);
+    return ok;
+}
+
 enum mc_code
 mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
                   int sanitize, int time_it, struct mc_feedback *fb,
@@ -1580,12 +1630,14 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     int wrong = 0;
 
     fb->metric = mc_target_get(ev->t, MC_OPT_METRIC);
-    fb->sandbox = mc_sandbox_describe(&ev->sb);
-    rc = mc_eval_prepare(ev, err);
+    fb->sandbox = mc_lang_get(ev->t->lang)->kernels
+                      ? mc_sandbox_describe_gpu(&ev->sb)
+                      : mc_sandbox_describe(&ev->sb);
+    rc = read_original(ev, err);
     if (rc)
         return rc;
-    fb->baseline_s = ev->baseline_s;
-    /* 1. Fences: #pragma maxcode begin/end, and kernel=NAME. */
+    /* 1. Fences: #pragma maxcode begin/end, and kernel=NAME; checked
+     * before anything runs. */
     if (mc_mark_check_fences(ev->orig_text.s, ev->orig_text.len, text, len,
                              &fe) ||
         (*kernel && mc_mark_check_kernel(ev->orig_text.s, ev->orig_text.len,
@@ -1594,6 +1646,10 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
         mc_buf_adds(&fb->detail, fe.msg);
         return MC_OK;
     }
+    rc = mc_eval_prepare(ev, err);
+    if (rc)
+        return rc;
+    fb->baseline_s = ev->baseline_s;
     /* 2. Build, from a file in the sandbox that includes what SOURCE
      * includes (the same rewriting as a variant's). */
     rc = mc_sandbox_dir(&ev->sb, "candidate", 0, &dir, err);
@@ -1626,6 +1682,9 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
         rc = sanitized_runs(ev, path.s, dir, fb, &wrong, err);
         if (rc || wrong)
             goto out;
+    } else if (sanitize && mc_lang_get(ev->t->lang)->kernels &&
+               !cuda_sanitizer_runs(ev, test_exe, fb, err)) {
+        goto out;
     }
     /* 5. Timing, 6. correctness again afterwards. */
     if (time_it) {

@@ -76,7 +76,9 @@ mc_prompt_version(void)
     static char version[24];
 
     if (!version[0]) {
-        const char *const all[] = {mc_prompt_policy_system, mc_prompt_policy,
+        const char *const all[] = {mc_prompt_policy_system,
+                                   mc_prompt_policy_cuda_system,
+                                   mc_prompt_policy,
                                    mc_prompt_traj_step,
                                    mc_prompt_critic_system, mc_prompt_critic};
         struct mc_hash h;

@@ -24,6 +24,7 @@
 #include "status.h"
 
 extern const char mc_prompt_policy_system[];
+extern const char mc_prompt_policy_cuda_system[]; /* for CUDA sources */
 extern const char mc_prompt_policy[];
 extern const char mc_prompt_traj_step[];
 extern const char mc_prompt_critic_system[];

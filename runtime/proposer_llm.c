@@ -97,6 +97,14 @@ fence_lang(const struct mc_search *s)
     return mc_lang_get(s->t->lang)->fence;
 }
 
+/* The policy's system prompt: CUDA sources have their own. */
+static const char *
+policy_system(const struct mc_search *s)
+{
+    return mc_lang_get(s->t->lang)->kernels ? mc_prompt_policy_cuda_system
+                                            : mc_prompt_policy_system;
+}
+
 /* What happened to ND, in a line or a few, for a prompt. */
 static void
 feedback_text(const struct mc_search_node *nd, struct mc_buf *out)
@@ -188,6 +196,7 @@ policy_prompt(const struct mc_search *s, int parent, int repair,
     int b = mc_search_best_correct(s);
     char best_reward[32] = "";
     const char *tol = mc_target_get(s->t, MC_OPT_TOLERANCE);
+    const char *kernel = mc_target_get(s->t, MC_OPT_KERNEL);
 
     mc_strv_join_shell(&s->t->flags, &flags);
     if (cur)
@@ -207,6 +216,7 @@ policy_prompt(const struct mc_search *s, int parent, int repair,
             {"compiler", s->t->compiler},
             {"flags", flags.len ? flags.s : "(none)"},
             {"fences", L->fenced ? "1" : NULL},
+            {"kernel", *kernel ? kernel : NULL},
             {"fence", fence_lang(s)},
             {"original", s->ev->orig_text.s},
             {"current", cur ? cur->code.s : NULL},
@@ -549,7 +559,7 @@ llm_propose(struct mc_search *s, const struct mc_plan *plan,
         policy_prompt(s, plan->slot[i].parent, plan->slot[i].repair,
                       &prompt[i]);
         req[i].model = L->model;
-        req[i].system = mc_prompt_policy_system;
+        req[i].system = policy_system(s);
         req[i].user = prompt[i].s;
         req[i].seed = (unsigned)(s->n + i + 1);
         req[i].n = 1;

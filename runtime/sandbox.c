@@ -642,3 +642,15 @@ mc_sandbox_describe(const struct mc_sandbox *sb)
              NOFILE_UNTRUSTED, NPROC_UNTRUSTED);
     return text;
 }
+
+const char *
+mc_sandbox_describe_gpu(const struct mc_sandbox *sb)
+{
+    static char text[640];
+
+    snprintf(text, sizeof(text), "%s; CUDA runs: the NVIDIA device nodes "
+             "writable, a data limit of %llu GiB instead of the "
+             "address-space limit, CUDA_* and NVIDIA_* variables kept",
+             mc_sandbox_describe(sb), DATA_GPU / (1024 * MB));
+    return text;
+}

@@ -116,6 +116,9 @@ void mc_sandbox_sweep(void);
  * ("network: cut (network namespace); writes: ..."). Static storage. */
 const char *mc_sandbox_describe(const struct mc_sandbox *sb);
 
+/* mc_sandbox_describe() with what CUDA runs are allowed besides. */
+const char *mc_sandbox_describe_gpu(const struct mc_sandbox *sb);
+
 /* Remove the directory tree at PATH (best effort). */
 void mc_sandbox_rmtree(const char *path);
 
