@@ -7,6 +7,7 @@
 #include "mc_setup.h"
 #include "alloc.h"
 #include "mark.h"
+#include "ctext.h"
 #include "tap.h"
 
 static void
@@ -345,6 +346,104 @@ test_mark__check_fences_without_fences(void)
              "with the scan's message");
 }
 
+
+/* A .cu text with host code, a template kernel, the kernel `scale` and a
+ * declaration-only kernel. */
+static const char kern_orig[] =
+    "#include <cstdio>\n"
+    "// host helper: scale(\n"
+    "static int twice(int v) { return 2 * v; }\n"
+    "__global__ void decl_only(float *p);\n"
+    "template <int N>\n"
+    "__global__ void tile(float *p) { p[threadIdx.x] *= N; }\n"
+    "__global__ void scale(float *y, const float *x, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x; /* } */\n"
+    "    if (i < n) { y[i] = 2.0f * x[i]; }\n"
+    "}\n"
+    "int host(void) { return twice(3); }\n";
+
+/* KERN_ORIG with FROM replaced by TO, into a static buffer. */
+static const char *
+kern_edit(const char *from, const char *to)
+{
+    static char out[2048];
+    const char *p = strstr(kern_orig, from);
+    size_t a = (size_t)(p - kern_orig);
+
+    snprintf(out, sizeof(out), "%.*s%s%s", (int)a, kern_orig, to,
+             p + strlen(from));
+    return out;
+}
+
+static enum mc_code
+check_kernel(const char *cand, const char *name, struct mc_err *err)
+{
+    mc_err_clear(err);
+    return mc_mark_check_kernel(kern_orig, strlen(kern_orig), cand,
+                                strlen(cand), name, err);
+}
+
+static void
+test_mark__ctext_kernels(void)
+{
+    char *c = mc_ctext_blank(kern_orig, strlen(kern_orig));
+    struct mc_kernel k[4];
+    size_t n = mc_ctext_kernels(c, strlen(kern_orig), k, 4);
+
+    is_long(n, 2, "two kernels with bodies (a declaration is none)");
+    ok(n == 2 && !strncmp(kern_orig + k[0].name, "tile", k[0].name_len),
+       "the template kernel is one");
+    ok(n == 2 && !strncmp(kern_orig + k[0].start, "template <int N>", 16),
+       "its template line belongs to it");
+    ok(n == 2 && !strncmp(kern_orig + k[1].name, "scale", k[1].name_len),
+       "scale is the other");
+    ok(n == 2 && kern_orig[k[1].end - 1] == '}' &&
+       !strncmp(kern_orig + k[1].end, "\nint host", 9),
+       "its span ends at its body's brace (a brace in a comment is none)");
+    mc_free(c);
+}
+
+static void
+test_mark__check_kernel(void)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    is_long(check_kernel(kern_orig, "scale", &err), MC_OK,
+            "the original passes");
+    is_long(check_kernel(kern_edit("    if (i < n) { y[i] = 2.0f * x[i]; }\n",
+                                   "    if (i < n)\n        y[i] = x[i] + "
+                                   "x[i];\n"),
+                         "scale", &err),
+            MC_OK, "the kernel's body may change, its lines too");
+    is_long(check_kernel(kern_edit("void scale(float *y, const float *x",
+                                   "void __launch_bounds__(256, 2) scale("
+                                   "float *__restrict__ y, const float "
+                                   "*__restrict__ x"),
+                         "scale", &err),
+            MC_OK, "its signature may take qualifiers");
+    is_long(check_kernel(kern_edit("return twice(3);", "return 6;"),
+                         "scale", &err),
+            MC_EINVAL, "host code after it may not change");
+    contains(err.msg, "text outside kernel 'scale' changed at line 12",
+             "the message names the kernel and the line");
+    is_long(check_kernel(kern_edit("return 2 * v;", "return v + v;"),
+                         "scale", &err),
+            MC_EINVAL, "nor host code before it");
+    contains(err.msg, "changed at line 3", "at its line");
+    is_long(check_kernel(kern_edit("*= N;", "*= 2 * N;"), "scale", &err),
+            MC_EINVAL, "nor another kernel");
+    is_long(check_kernel(kern_edit("scale(float *y", "scale2(float *y"),
+                         "scale", &err),
+            MC_EINVAL, "a renamed kernel is gone");
+    contains(err.msg, "kernel 'scale' is gone", "so it says");
+    is_long(check_kernel(kern_orig, "decl_only", &err), MC_EINVAL,
+            "a declaration is not a kernel to fence");
+    contains(err.msg, "defines no kernel 'decl_only'", "so it says");
+    is_long(check_kernel(kern_edit("*= N;", "*= 2 * N;"), "tile", &err),
+            MC_OK, "kernel=tile lets tile change");
+}
+
 static void
 test_mark__scan_file(void)
 {
@@ -393,6 +492,8 @@ main(void)
     TAP_RUN(test_mark__check_fences_rejects_outside_changes);
     TAP_RUN(test_mark__check_fences_rejects_removed_pragma);
     TAP_RUN(test_mark__check_fences_without_fences);
+    TAP_RUN(test_mark__ctext_kernels);
+    TAP_RUN(test_mark__check_kernel);
     TAP_RUN(test_mark__scan_file);
     return tap_done();
 }
