@@ -26,6 +26,13 @@
 
 #define HARNESS "maxcode/cuda_harness.h"
 
+/* The probe's compiler without $NVCC: the one configure found. */
+#ifdef MC_NVCC
+#define NVCC_DEFAULT MC_NVCC
+#else
+#define NVCC_DEFAULT "nvcc"
+#endif
+
 int
 mc_cmd_cuda(int argc, char **argv)
 {
@@ -48,7 +55,9 @@ mc_cmd_cuda(int argc, char **argv)
         mc_error("%s", err.msg);
         return 1;
     }
-    nvcc = getenv("NVCC") && *getenv("NVCC") ? getenv("NVCC") : "nvcc";
+    nvcc = getenv("NVCC");
+    if (!nvcc || !*nvcc)
+        nvcc = NVCC_DEFAULT;
     if (refresh)
         mc_cuda_probe_run(mc_conf_get(&c, MC_SET_CACHE_DIR), nvcc, &p, &err);
     else
