@@ -1226,6 +1226,7 @@ reference_run(struct mc_eval *ev, size_t i, struct mc_err *err)
 static enum mc_code
 read_original(struct mc_eval *ev, struct mc_err *err)
 {
+    struct mc_mark m = MC_MARK_INIT;
     enum mc_code rc;
 
     if (ev->text_read)
@@ -1237,6 +1238,9 @@ read_original(struct mc_eval *ev, struct mc_err *err)
         rc = mc_file_read(ev->t->source, &ev->orig_text, err);
     if (rc)
         return mc_err_set(err, rc, "cannot read '%s'", ev->t->source);
+    if (mc_mark_scan(ev->orig_text.s, ev->orig_text.len, &m, NULL) == MC_OK)
+        ev->orig_fenced = m.n_fences > 0;
+    mc_mark_release(&m);
     ev->text_read = 1;
     return MC_OK;
 }
@@ -1640,8 +1644,10 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
      * before anything runs. */
     if (mc_mark_check_fences(ev->orig_text.s, ev->orig_text.len, text, len,
                              &fe) ||
-        (*kernel && mc_mark_check_kernel(ev->orig_text.s, ev->orig_text.len,
-                                         text, len, kernel, &fe))) {
+        ((*kernel || (mc_lang_get(ev->t->lang)->kernels &&
+                      !ev->orig_fenced)) &&
+         mc_mark_check_kernel(ev->orig_text.s, ev->orig_text.len, text, len,
+                              *kernel ? kernel : NULL, &fe))) {
         fb->verdict = MC_VERDICT_REJECTED;
         mc_buf_adds(&fb->detail, fe.msg);
         return MC_OK;

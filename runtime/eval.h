@@ -83,6 +83,7 @@ struct mc_eval {
     double baseline_s;        /* median time of the original */
     int ready;                /* original built and its outputs known */
     int text_read;            /* orig_text holds the original */
+    int orig_fenced;          /* it has #pragma maxcode begin/end */
     int instr_tool;           /* 0 unknown, 1 perf, 2 valgrind, -1 none */
     int harness;              /* the original prints maxcode-time lines */
     double timing_cap_s;      /* most seconds of timing per candidate */

@@ -517,45 +517,85 @@ out:
     return rc;
 }
 
+/* The kernels of the blanked text C (LEN bytes) that NAME selects (NULL:
+ * all of them), into K (at most MAX); how many. */
+static size_t
+select_kernels(const char *c, size_t len, const char *name,
+               struct mc_kernel *k, size_t max)
+{
+    if (name)
+        return (size_t)mc_ctext_kernel(c, len, name, k);
+    return mc_ctext_kernels(c, len, k, max);
+}
+
+/* The first offset of ORIG, from A on, where ORIG[A..B) and CAND from C
+ * on differ, or B when CAND[C..C+B-A) is the same (and ends in time). */
+static size_t
+first_diff(const char *orig, size_t a, size_t b, const char *cand, size_t c,
+           size_t clen)
+{
+    size_t i;
+
+    for (i = a; i < b && c + (i - a) < clen && orig[i] == cand[c + (i - a)];
+         i++)
+        ;
+    return i;
+}
+
+#define KERNELS_MAX 64 /* kernels fenced in one file */
+
 enum mc_code
 mc_mark_check_kernel(const char *orig, size_t olen, const char *cand,
                      size_t clen, const char *name, struct mc_err *err)
 {
     char *oc = mc_ctext_blank(orig, olen), *cc = mc_ctext_blank(cand, clen);
-    struct mc_kernel ok, ck;
+    struct mc_kernel ok[KERNELS_MAX], ck[KERNELS_MAX];
+    size_t no, nc, i, a, c, d;
+    const char *what = name ? name : "";
     enum mc_code rc = MC_OK;
-    size_t i, n;
 
     if (!oc || !cc) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    if (!mc_ctext_kernel(oc, olen, name, &ok)) {
+    no = select_kernels(oc, olen, name, ok, KERNELS_MAX);
+    nc = select_kernels(cc, clen, name, ck, KERNELS_MAX);
+    if (name && !no) {
         rc = mc_err_set(err, MC_EINVAL, "the source defines no kernel "
                         "'%s' (a __global__ function with a body)", name);
         goto out;
     }
-    if (!mc_ctext_kernel(cc, clen, name, &ck)) {
-        rc = mc_err_set(err, MC_EINVAL, "kernel '%s' is gone", name);
+    if (!no || no > KERNELS_MAX)
+        goto out; /* no kernel (or too many): nothing to fence by */
+    if (nc != no) {
+        rc = name ? mc_err_set(err, MC_EINVAL, "kernel '%s' is gone", name)
+                  : mc_err_set(err, MC_EINVAL, "the kernels changed: %zu "
+                               "instead of %zu", nc, no);
         goto out;
     }
-    /* The text before the kernel's first line, and after its body. */
-    for (i = 0; i < ok.start && i < ck.start && orig[i] == cand[i]; i++)
-        ;
-    if (i < ok.start || ck.start != ok.start) {
-        rc = mc_err_set(err, MC_EINVAL, "text outside kernel '%s' changed "
-                        "at line %zu", name, line_at(orig, i));
-        goto out;
+    /* The stretches between kernels: before the first one's first line,
+     * between one's closing brace and the next one's first line, and
+     * after the last one. */
+    for (i = 0, a = 0, c = 0; i <= no; i++) {
+        size_t b = i < no ? ok[i].start : olen;
+        size_t cb = i < no ? ck[i].start : clen;
+
+        d = first_diff(orig, a, b, cand, c, clen);
+        if (d < b || cb - c != b - a)
+            goto changed;
+        if (i < no) {
+            a = ok[i].end;
+            c = ck[i].end;
+        }
     }
-    n = olen - ok.end;
-    if (clen - ck.end != n || memcmp(orig + ok.end, cand + ck.end, n)) {
-        for (i = 0; i < n && ck.end + i < clen &&
-                    orig[ok.end + i] == cand[ck.end + i];
-             i++)
-            ;
+    goto out;
+changed:
+    if (name)
         rc = mc_err_set(err, MC_EINVAL, "text outside kernel '%s' changed "
-                        "at line %zu", name, line_at(orig, ok.end + i));
-    }
+                        "at line %zu", what, line_at(orig, d));
+    else
+        rc = mc_err_set(err, MC_EINVAL, "text outside the kernels changed "
+                        "at line %zu", line_at(orig, d));
 out:
     mc_free(oc);
     mc_free(cc);

@@ -102,13 +102,16 @@ enum mc_code mc_mark_check_fences(const char *orig, size_t olen,
 
 /*
  * Check that CAND keeps every byte of ORIG outside the CUDA kernel NAME
- * (kernel=NAME): the text before the kernel's first line and after the
- * '}' of its body (ctext.h says how a kernel is found) must be
- * byte-identical; its signature and body may change. MC_EINVAL when
- * ORIG has no such kernel ("the source defines no kernel 'NAME' ..."),
- * when CAND lost it ("kernel 'NAME' is gone") or changed text outside
- * it ("text outside kernel 'NAME' changed at line N", N a line of
- * ORIG); MC_ENOMEM.
+ * (kernel=NAME), or outside every kernel when NAME is NULL (a .cu file
+ * without kernel= or fences): the text before a kernel's first line and
+ * after the '}' of its body (ctext.h says how a kernel is found) must be
+ * byte-identical; signatures and bodies may change. MC_EINVAL when ORIG
+ * has no kernel NAME ("the source defines no kernel 'NAME' ..."), when
+ * CAND lost it ("kernel 'NAME' is gone") or has another number of
+ * kernels ("the kernels changed: ..."), or changed text outside ("text
+ * outside kernel 'NAME' changed at line N", "text outside the kernels
+ * changed at line N", N a line of ORIG); MC_ENOMEM. With NAME NULL and
+ * no kernel in ORIG, any CAND passes.
  */
 enum mc_code mc_mark_check_kernel(const char *orig, size_t olen,
                                   const char *cand, size_t clen,

@@ -217,6 +217,10 @@ policy_prompt(const struct mc_search *s, int parent, int repair,
             {"flags", flags.len ? flags.s : "(none)"},
             {"fences", L->fenced ? "1" : NULL},
             {"kernel", *kernel ? kernel : NULL},
+            {"all_kernels", !*kernel && !L->fenced &&
+                                    mc_lang_get(s->t->lang)->kernels
+                                ? "1"
+                                : NULL},
             {"fence", fence_lang(s)},
             {"original", s->ev->orig_text.s},
             {"current", cur ? cur->code.s : NULL},

@@ -77,13 +77,13 @@ key_of () {
 test_expect_success 'the example and built-in variants of it compile' '
   ex="$MC_SRCDIR/examples/cuda" && inc=$("$MAXCODE_BIN" --cflags) &&
   test -f "$ex/matmul.cu" && test -f "$ex/harness.cu" &&
-  "$MC_BUILDDIR/tests/unit/test-propose" --render "$ex/matmul.cu" v \
+  mkdir v && "$MC_BUILDDIR/tests/unit/test-propose" --render "$ex/matmul.cu" v \
     kernel=matmul tolerance=1e-4/1e-5 >variants &&
   test "$(wc -l <variants)" -ge 2 &&
   "$NVCC" -O3 $inc -o orig "$ex/matmul.cu" "$ex/harness.cu" &&
   for f in $(head -n 2 variants); do
-    "$NVCC" -O3 $inc -o var "$f" "$ex/harness.cu" || exit 1
-    grep -q "__launch_bounds__\|__restrict__\|#pragma unroll\|__expf" "$f" ||
+    "$NVCC" -O3 $inc -o var "v/$f" "$ex/harness.cu" || exit 1
+    grep -q "__launch_bounds__\|__restrict__\|#pragma unroll\|__expf" "v/$f" ||
       { echo "# $f has no knob"; exit 1; }
   done
 '
