@@ -1,5 +1,14 @@
-/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* SPDX-License-Identifier: MIT */
 /*
+ * Copyright the maxcode authors. Unlike the rest of maxcode (GPL-3.0-or-
+ * later), this header is under the MIT licence, because users include it
+ * in their own programs: permission is hereby granted, free of charge,
+ * to any person obtaining a copy of this file, to deal in it without
+ * restriction, including without limitation the rights to use, copy,
+ * modify, merge, publish, distribute, sublicense, and/or sell copies of
+ * it, subject to this notice being kept. THE FILE IS PROVIDED "AS IS",
+ * WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED.
+ *
  * maxcode/cuda_harness.h: helpers for a CUDA test harness, the program
  * that `$(maxcode kern.cu, link=harness.cu, ...)` links with each
  * candidate kernel file to check and time it. Header-only: include it
