@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # t0022-noise: the timing protocol, small: a no-op candidate (whitespace
-# changed) never ends with a confirmed speedup, a candidate that does half
-# the work always does, and the feedback's timing figures hang together.
+# changed) never ends with a confirmed speedup, a candidate that does a
+# quarter of the work always does, and the feedback's timing figures hang together.
 # Only the decision a user sees is asserted (kept with a confirmed
 # speedup of at least min-speedup, or not): on a busy machine the first
 # round may promote a no-op that the confirmation round then rejects, and
@@ -14,8 +14,8 @@ export MAXCODE_CACHE_DIR="$TRASH/cache"
 export MAXCODE_TIMING_CAP=2
 ROUNDS=5
 
-# A serial hash chain of N steps (N from stdin), then a redundant pass
-# that recomputes the whole chain to verify it: about 5 ms at -O2.
+# A serial hash chain of N steps (N from stdin), then three redundant
+# passes that recompute the whole chain to verify it: about 10 ms at -O2.
 cat >orig.c <<\EOF
 #include <stdint.h>
 #include <stdio.h>
@@ -33,24 +33,29 @@ int
 main(void)
 {
     long n, i;
-    uint64_t h = 1, v = 1;
+    volatile int checks = 3; /* opaque: each check is done */
+    int r;
+    uint64_t h = 1, v;
 
     if (scanf("%ld", &n) != 1)
         return 1;
     for (i = 0; i < n; i++)
         h = step(h + (uint64_t)i);
-    for (i = 0; i < n; i++) /* verify: the whole chain again */
-        v = step(v + (uint64_t)i);
-    if (v != h)
-        return 2;
+    for (r = 0; r < checks; r++) { /* verify: the whole chain again */
+        v = 1;
+        for (i = 0; i < n; i++)
+            v = step(v + (uint64_t)i);
+        if (v != h)
+            return 2;
+    }
     printf("%llu\n", (unsigned long long)h);
     return 0;
 }
 EOF
-# The no-op: whitespace only. The faster one: no verification pass.
+# The no-op: whitespace only. The faster one: no verification passes (a
+# quarter of the work: an effect that load cannot hide).
 sed 's/^    x \*= \(.*\);$/    x  *=  \1 ;/' orig.c >noop.c
-grep -v 'verify\|v = step\|v != h\|return 2' orig.c |
-  sed 's/, v = 1;/;/' >fast.c
+sed 's/volatile int checks = 3;/volatile int checks = 0;/' orig.c >fast.c
 echo 1000000 >bench.in
 
 # evaluate CAND OUT: one timed evaluation of CAND.c into OUT.json.
@@ -62,7 +67,7 @@ evaluate () {
 test_expect_success 'the candidates are what they claim' '
   ! cmp -s orig.c noop.c &&
   test "$(tr -d " \n" <orig.c)" = "$(tr -d " \n" <noop.c)" &&
-  ! grep -q verify fast.c && grep -q verify orig.c
+  grep -q "checks = 0;" fast.c && grep -q "checks = 3;" orig.c
 '
 
 test_expect_success "a no-op ends with no speedup $ROUNDS times in $ROUNDS" '
@@ -80,7 +85,7 @@ test_expect_success "a no-op ends with no speedup $ROUNDS times in $ROUNDS" '
   done
 '
 
-test_expect_success "half the work is confirmed faster $ROUNDS times in $ROUNDS" '
+test_expect_success "a quarter of the work is confirmed faster $ROUNDS times in $ROUNDS" '
   i=0 &&
   while [ $i -lt $ROUNDS ]; do
     i=$((i + 1)) &&

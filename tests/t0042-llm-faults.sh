@@ -170,11 +170,15 @@ same_output () {
   done
 }
 
-# optimized: the last make used the model's answer, and it was cached.
+# optimized: the last make used the model's answer (a correct candidate
+# that the timing kept, or that a very busy machine could not confirm:
+# the fault handling is what is tested), and the outcome was cached.
 optimized () {
   "$MAXCODE_BIN" show hot.c --json >m &&
-  json m 'j["status"] == "optimized"' 'j["candidates"] == 1' &&
-  test -n "$(built_from)" && ! from_original &&
+  json m 'j["candidates"] == 1' 'j["correct_candidates"] == 1' \
+    'j["status"] == "optimized" or "beat min-speedup" in j["reason"]' &&
+  { json m 'j["status"] != "optimized"' ||
+    { test -n "$(built_from)" && ! from_original; }; } &&
   same_output &&
   test "$(stat_of stores)" = 1 ||
   { echo "# not optimized; make said:"; sed 's/^/#   /' err; return 1; }
