@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "compdb.h"
 #include "tap.h"
+#include "testfs.h"
 
 #include <cjson/cJSON.h>
 #include <ftw.h>
@@ -35,35 +36,12 @@ enter(void)
     return 1;
 }
 
-static int
-remove_one(const char *path, const struct stat *st, int flag,
-           struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 /* Leave the scratch directory and remove it. */
 static void
 leave(void)
 {
     if (chdir("/") || nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS))
         printf("# cannot remove %s\n", scratch);
-}
-
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        printf("# cannot write %s\n", path);
-        return;
-    }
-    fputs(text, f);
-    fclose(f);
 }
 
 /* Append to DB an entry for FILE in DIR, with COMMAND unless it is NULL,

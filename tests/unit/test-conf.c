@@ -8,22 +8,10 @@
 #include "alloc.h"
 #include "conf.h"
 #include "tap.h"
+#include "testfs.h"
 
 static char scratch[] = "/tmp/mc-conf-XXXXXX";
 static char cwd_conf[PATH_MAX + 32], user_conf[PATH_MAX + 64];
-
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        printf("# cannot write %s\n", path);
-        return;
-    }
-    fputs(text, f);
-    fclose(f);
-}
 
 /* A clean slate: no maxcode settings in the environment, no files. */
 static void

@@ -10,21 +10,12 @@
 #include "buf.h"
 #include "file.h"
 #include "tap.h"
+#include "testfs.h"
 
 #include <ftw.h>
 #include <sys/wait.h>
 
 static char dir[] = "/tmp/mc-file-XXXXXX";
-
-static int
-remove_one(const char *path, const struct stat *st, int flag,
-           struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
 
 /* Whether another process can take the lock at PATH without waiting. */
 static int

@@ -9,19 +9,7 @@
 #include "mark.h"
 #include "ctext.h"
 #include "tap.h"
-
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        printf("# cannot write %s\n", path);
-        return;
-    }
-    fputs(text, f);
-    fclose(f);
-}
+#include "testfs.h"
 
 /* Scan the string TEXT into M, expecting success. */
 static int
@@ -442,6 +430,27 @@ test_mark__check_kernel(void)
     contains(err.msg, "defines no kernel 'decl_only'", "so it says");
     is_long(check_kernel(kern_edit("*= N;", "*= 2 * N;"), "tile", &err),
             MC_OK, "kernel=tile lets tile change");
+    is_long(check_kernel(kern_edit("*= N;", "*= 2 * N;"), NULL, &err),
+            MC_OK, "without a name, every kernel may change");
+    is_long(check_kernel(kern_edit("2.0f * x[i]", "x[i] + x[i]"), NULL,
+                         &err),
+            MC_OK, "scale too");
+    is_long(check_kernel(kern_edit("return twice(3);", "return 6;"), NULL,
+                         &err),
+            MC_EINVAL, "but not the host code");
+    contains(err.msg, "text outside the kernels changed at line 12",
+             "so it says");
+    is_long(check_kernel(kern_edit("template <int N>\n__global__ void "
+                                   "tile(float *p) { p[threadIdx.x] *= N; }"
+                                   "\n", ""),
+                         NULL, &err),
+            MC_EINVAL, "nor may a kernel go");
+    contains(err.msg, "the kernels changed: 1 instead of 2", "so it says");
+    mc_err_clear(&err);
+    is_long(mc_mark_check_kernel("int main(void) { return 0; }\n", 29,
+                                 "int main(void) { return 1; }\n", 29,
+                                 NULL, &err),
+            MC_OK, "a .cu file without kernels is not fenced");
 }
 
 static void

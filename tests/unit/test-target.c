@@ -7,19 +7,9 @@
 #include "key.h"
 #include "target.h"
 #include "tap.h"
+#include "testfs.h"
 
 static char dir[] = "/tmp/mc-target-XXXXXX";
-
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
 
 /* Parse SOURCE with the options ARGS (NULL-terminated) and, when it
  * parses, key it with FLAG as the one flag. Returns the parse status. */

@@ -11,25 +11,13 @@
 #include "file.h"
 #include "variant.h"
 #include "tap.h"
+#include "testfs.h"
 
 #include <ctype.h>
 #include <fcntl.h>
 #include <ftw.h>
 
 static char scratch[PATH_MAX];
-
-static void
-write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        printf("# cannot write %s\n", path);
-        return;
-    }
-    fputs(text, f);
-    fclose(f);
-}
 
 /* The variant of TEXT for SOURCE at PATH, into OUT (rewritten). */
 static enum mc_code
@@ -210,16 +198,6 @@ test_variant__materialize(void)
        "writes .source and not the variant");
     mc_buf_release(&got);
     mc_buf_release(&want);
-}
-
-static int
-remove_one(const char *path, const struct stat *st, int flag,
-           struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
 }
 
 int
