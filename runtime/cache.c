@@ -26,6 +26,8 @@ static const char *const stat_names[MC_STAT__COUNT] = {
     "hits",         "misses",     "stores",     "searches",
     "optimized",    "fallbacks",  "candidates", "llm_requests",
     "tokens_in",    "tokens_out", "corrupt",    "trimmed",
+    "remote_hits",  "remote_misses", "remote_errors", "remote_corrupt",
+    "remote_stores", "remote_bytes_in", "remote_bytes_out",
 };
 
 const char *
@@ -122,9 +124,8 @@ add_section(struct mc_buf *b, const char *tag, const struct mc_buf *data)
     mc_buf_add(b, data->s, data->len);
 }
 
-/* Encode E into B: header, sections, checksum. */
-static enum mc_code
-encode(const struct mc_entry *e, struct mc_buf *b)
+enum mc_code
+mc_entry_encode(const struct mc_entry *e, struct mc_buf *b)
 {
     struct mc_digest key, sum;
     uint8_t hdr[HEADER_LEN];
@@ -149,10 +150,11 @@ encode(const struct mc_entry *e, struct mc_buf *b)
     return mc_buf_add(b, sum.b, 16);
 }
 
-/* Decode the LEN bytes at P into E, checking everything. */
-static enum mc_code
-decode(const uint8_t *p, size_t len, struct mc_entry *e, struct mc_err *err)
+enum mc_code
+mc_entry_decode(const void *data, size_t len, struct mc_entry *e,
+                struct mc_err *err)
 {
+    const uint8_t *p = data;
     struct mc_digest sum, key;
     uint64_t payload;
     size_t off;
@@ -208,7 +210,7 @@ mc_entry_read_file(const char *path, struct mc_entry *e, struct mc_err *err)
 
     rc = mc_file_read_stat(path, &raw, &st, err);
     if (!rc)
-        rc = decode((const uint8_t *)raw.s, raw.len, e, err);
+        rc = mc_entry_decode((const uint8_t *)raw.s, raw.len, e, err);
     if (!rc)
         e->mtime = st.st_mtime;
     mc_buf_release(&raw);
@@ -327,7 +329,7 @@ mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
     struct mc_buf path = MC_BUF_INIT, data = MC_BUF_INIT;
     enum mc_code rc;
 
-    if (mc_cache_path(c, e->key, ".mce", &path) || encode(e, &data)) {
+    if (mc_cache_path(c, e->key, ".mce", &path) || mc_entry_encode(e, &data)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory (or bad key '%s')",
                         e->key);
         goto out;

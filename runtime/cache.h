@@ -69,6 +69,13 @@ enum mc_stat {
     MC_STAT_TOKENS_OUT,
     MC_STAT_CORRUPT,
     MC_STAT_TRIMMED,
+    MC_STAT_REMOTE_HITS,
+    MC_STAT_REMOTE_MISSES,
+    MC_STAT_REMOTE_ERRORS,
+    MC_STAT_REMOTE_CORRUPT,
+    MC_STAT_REMOTE_STORES,
+    MC_STAT_REMOTE_BYTES_IN,
+    MC_STAT_REMOTE_BYTES_OUT,
     MC_STAT__COUNT
 };
 
@@ -86,6 +93,17 @@ enum mc_code mc_cache_init(struct mc_cache *c, const char *dir,
 void mc_cache_release(struct mc_cache *c);
 
 void mc_entry_init(struct mc_entry *e);
+
+/* Encode E (its key, times and sections) as the bytes of an entry file
+ * (header, sections, XXH3 checksum; internals/cache.md), appended to B.
+ * MC_EINVAL when E's key is not a key, MC_ENOMEM. */
+enum mc_code mc_entry_encode(const struct mc_entry *e, struct mc_buf *b);
+
+/* Decode the LEN bytes at P, an entry file's contents, into E (set up
+ * with mc_entry_init()), checking the magic, version, lengths and
+ * checksum: MC_ESYNTAX (with what is wrong) when any fails. */
+enum mc_code mc_entry_decode(const void *p, size_t len, struct mc_entry *e,
+                             struct mc_err *err);
 void mc_entry_release(struct mc_entry *e);
 
 /* DIR/ab/cd/<KEY>SUFFIX into B. */

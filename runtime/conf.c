@@ -42,7 +42,7 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_MAX_SIZE] = {"MAXCODE_MAX_SIZE", NULL, K_SIZE, "2G", NULL, 0, 0,
                          "local cache size before it is trimmed"},
     [MC_SET_REMOTE] = {"MAXCODE_REMOTE", NULL, K_STRING, "", NULL, 0, 0,
-                       "remote HTTP cache URL (suffix |read-only allowed)"},
+                       "remote HTTP cache URL[|read-only][|layout=flat]"},
     [MC_SET_COMPDB] = {"MAXCODE_COMPDB", NULL, K_STRING, "", NULL, 0, 0,
                        "compile_commands.json to take flags from"},
     [MC_SET_LLM_URL] = {"MAXCODE_LLM_URL", NULL, K_STRING, "", NULL, 0, 0,
@@ -108,6 +108,20 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_TIMING_CAP] = {"MAXCODE_TIMING_CAP", NULL, K_FLOAT, "20", NULL,
                            0.1, 0,
                            "most seconds of A/B timing per candidate"},
+    [MC_SET_REMOTE_TOKEN] = {"MAXCODE_REMOTE_TOKEN", NULL, K_SECRET, "", NULL,
+                             0, 0, "bearer token for MAXCODE_REMOTE"},
+    [MC_SET_REMOTE_TIMEOUT] = {"MAXCODE_REMOTE_TIMEOUT", NULL, K_FLOAT, "30",
+                               NULL, 0.1, 0,
+                               "seconds for one remote cache transfer"},
+    [MC_SET_REMOTE_CONNECT_TIMEOUT] = {"MAXCODE_REMOTE_CONNECT_TIMEOUT", NULL,
+                                       K_FLOAT, "2", NULL, 0.1, 0,
+                                       "seconds to connect to the remote"},
+    [MC_SET_COMPILER_CHECK] = {"MAXCODE_COMPILER_CHECK", NULL, K_STRING,
+                               "content", NULL, 0, 0,
+                               "compiler identity: mtime, content, none, "
+                               "string:TEXT or a command"},
+    [MC_SET_LAUNCHER] = {"MAXCODE_LAUNCHER", NULL, K_STRING, "", NULL, 0, 0,
+                         "command prefix of the search recipes (srun ...)"},
 };
 
 static const char *const origin_names[] = {
