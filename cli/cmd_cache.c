@@ -50,8 +50,51 @@ json_str(const cJSON *m, const char *name)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/*
+ * The key of the newest variant directory .maxcode/KEY here whose
+ * .source names SOURCE's real path REAL and whose entry C has: for an
+ * entry that came from another checkout (a remote cache, an import),
+ * whose manifest names that checkout's path. 0 when found.
+ */
+static int
+find_here_for(struct mc_cache *c, const char *real, char *key_out)
+{
+    struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT;
+    DIR *d = real ? opendir(".maxcode") : NULL;
+    time_t best_t = 0;
+    struct dirent *de;
+    struct stat st;
+    int found = -1;
+
+    while (d && (de = readdir(d)) != NULL) {
+        if (!mc_is_key(de->d_name))
+            continue;
+        mc_buf_reset(&path);
+        mc_buf_addf(&path, ".maxcode/%s/.source", de->d_name);
+        mc_buf_reset(&text);
+        if (mc_buf_status(&path) || stat(path.s, &st) ||
+            mc_file_read(path.s, &text, NULL) || !text.len)
+            continue;
+        mc_buf_rtrim(&text);
+        mc_buf_reset(&path);
+        if (strcmp(text.s, real) || (found == 0 && st.st_mtime < best_t) ||
+            mc_cache_path(c, de->d_name, ".mce", &path) ||
+            access(path.s, F_OK))
+            continue;
+        memcpy(key_out, de->d_name, MC_KEY_HEX + 1);
+        best_t = st.st_mtime;
+        found = 0;
+    }
+    if (d)
+        closedir(d);
+    mc_buf_release(&path);
+    mc_buf_release(&text);
+    return found;
+}
+
 /* The newest entry whose manifest names SOURCE (by real path when
- * SOURCE exists, else by the name it was given). */
+ * SOURCE exists, else by the name it was given), else the entry of
+ * SOURCE's variant directory here. */
 static int
 find_newest_for(struct mc_cache *c, const char *source, char *key_out)
 {
@@ -84,6 +127,8 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
         mc_entry_release(&e);
     }
     mc_cache_items_release(&items);
+    if (best < 0 && find_here_for(c, real, key_out) == 0)
+        best = 0;
     free(real); /* from realpath() */
     return best >= 0 ? 0 : -1;
 }

@@ -37,6 +37,7 @@
 #include "lang.h"
 #include "log.h"
 #include "prompt.h"
+#include "remote.h"
 #include "spawn.h"
 #include "target.h"
 #include "target_setup.h"
@@ -44,6 +45,7 @@
 #include "variant.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <time.h>
 
 struct opts {
@@ -394,6 +396,8 @@ struct run {
     int benign;                 /* kept uncached, yet no failure (no
                                  * CUDA device): not one under
                                  * MAXCODE_STRICT=1 either */
+    struct mc_remote remote;    /* MAXCODE_REMOTE, when remote_state>0 */
+    int remote_state;           /* 0 not looked at, 1 ready, -1 none */
     struct mc_cuda_probe gpu;   /* a CUDA target's device probe */
     int probed_now;             /* this run probed (none remembered) */
     struct mc_entry e;          /* the entry, found or made */
@@ -435,10 +439,152 @@ run_release(struct run *r)
     if (r->lock >= 0)
         mc_cache_unlock(r->lock);
     mc_entry_release(&r->e);
+    mc_remote_release(&r->remote);
     mc_cache_release(&r->cache);
     mc_target_setup_release(&r->ts);
     mc_buf_release(&r->vpath);
     mc_buf_release(&r->src);
+}
+
+/* ---- the remote cache ---- */
+
+/* The marker of a remote failure in this make run (MAXCODE_SESSION, set
+ * by the plugin for the top make and inherited by sub-makes and
+ * recipes), into B; 0 when there is no session (a command by hand). */
+static int
+session_marker(const struct run *r, struct mc_buf *b)
+{
+    const char *s = getenv("MAXCODE_SESSION");
+
+    if (!s || !*s || strchr(s, '/'))
+        return 0;
+    mc_buf_addf(b, "%s/remote-down/%s", r->cache.dir, s);
+    return !mc_buf_status(b);
+}
+
+/* Whether the remote already failed in this make run. */
+static int
+remote_down(const struct run *r)
+{
+    struct mc_buf m = MC_BUF_INIT;
+    int down = session_marker(r, &m) && access(m.s, F_OK) == 0;
+
+    mc_buf_release(&m);
+    return down;
+}
+
+/* A remote failure: counted; warned once per make run (the first
+ * search to fail leaves the marker that quiets the others, and makes
+ * them skip the remote); the build goes on with the local cache. */
+static void
+remote_failed(struct run *r, const char *msg)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf m = MC_BUF_INIT;
+    int first = 1;
+
+    r->d.n[MC_STAT_REMOTE_ERRORS]++;
+    if (session_marker(r, &m) && !mc_file_mkdirs_for(m.s, &err)) {
+        int fd = open(m.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+        first = fd >= 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (first)
+        mc_error("warning: %s; going on without the remote cache for "
+                 "this build", msg);
+    mc_buf_release(&m);
+}
+
+/* Set R->remote up when MAXCODE_REMOTE is set and the remote did not
+ * fail earlier in this make run; 0 when there is none to use. */
+static int
+remote_ready(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    enum mc_code rc;
+
+    if (r->remote_state)
+        return r->remote_state > 0;
+    r->remote_state = -1;
+    rc = mc_remote_init(&r->remote, &r->t->conf, &err);
+    if (rc == MC_ENOENT || remote_down(r))
+        return 0;
+    if (rc) {
+        remote_failed(r, err.msg);
+        return 0;
+    }
+    r->remote_state = 1;
+    return 1;
+}
+
+/* A local miss: the entry from the remote cache, checked by its
+ * checksum, for this key and this machine's headers, then stored
+ * locally. 1 on a remote hit. */
+static int
+fetch_remote(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf body = MC_BUF_INIT;
+    enum mc_code rc;
+    int hit = 0;
+
+    if (!remote_ready(r))
+        return 0;
+    rc = mc_remote_get(&r->remote, r->key, &body, &err);
+    r->d.n[MC_STAT_REMOTE_BYTES_IN] += body.len;
+    mc_entry_release(&r->e);
+    mc_entry_init(&r->e);
+    if (rc == MC_ENOENT) {
+        r->d.n[MC_STAT_REMOTE_MISSES]++;
+    } else if (rc) {
+        remote_failed(r, err.msg);
+    } else if (mc_entry_decode(body.s, body.len, &r->e, &err) ||
+               strcmp(r->e.key, r->key)) {
+        r->d.n[MC_STAT_REMOTE_CORRUPT]++;
+        mc_info("%s: the remote entry %s is corrupt (%s); not used",
+                r->t->source, r->key,
+                err.code ? err.msg : "it holds another key");
+    } else if (!mc_entry_includes_valid(&r->e)) {
+        r->d.n[MC_STAT_REMOTE_MISSES]++;
+        mc_verbose("%s: the remote entry's headers differ here",
+                   r->t->source);
+    } else {
+        r->d.n[MC_STAT_REMOTE_HITS]++;
+        mc_verbose("%s: key %s is in the remote cache", r->t->source,
+                   r->key);
+        if (mc_cache_put(&r->cache, &r->e, &err))
+            mc_info("%s: cannot store the remote entry: %s", r->t->source,
+                    err.msg);
+        hit = 1;
+    }
+    if (!hit) {
+        mc_entry_release(&r->e);
+        mc_entry_init(&r->e);
+    }
+    mc_buf_release(&body);
+    return hit;
+}
+
+/* A new local entry goes to the remote too, unless it is read-only. */
+static void
+push_remote(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf data = MC_BUF_INIT;
+
+    if (!remote_ready(r) || r->remote.read_only)
+        return;
+    if (mc_entry_encode(&r->e, &data)) {
+        mc_error("out of memory");
+    } else if (mc_remote_put(&r->remote, r->key, data.s, data.len, &err)) {
+        remote_failed(r, err.msg);
+    } else {
+        r->d.n[MC_STAT_REMOTE_STORES]++;
+        r->d.n[MC_STAT_REMOTE_BYTES_OUT] += data.len;
+    }
+    mc_buf_release(&data);
 }
 
 /* A CUDA target: the device probe this machine remembers for its boot,
@@ -542,21 +688,37 @@ step_lock(struct run *r)
     return STEP_NEXT;
 }
 
-/* Another make may have stored this key while we waited: a hit (checked
- * again under MAXCODE_MODE=verify). A miss in mode cache is SOURCE. */
+/* Another make may have stored this key while we waited, or the remote
+ * cache has it: a hit (checked again under MAXCODE_MODE=verify). A miss
+ * in mode cache is SOURCE (by hand) or the original written as the
+ * variant (for a rule). */
 static int
 step_look_up(struct run *r)
 {
-    if (r->store && strcmp(r->mode, "refresh") &&
-        mc_cache_get(&r->cache, r->key, &r->e, NULL) == MC_OK &&
-        mc_entry_includes_valid(&r->e)) {
-        mc_verbose("%s: key %s is in the cache", r->t->source, r->key);
+    int hit = 0;
+
+    if (r->store && strcmp(r->mode, "refresh")) {
+        hit = mc_cache_get(&r->cache, r->key, &r->e, NULL) == MC_OK &&
+              mc_entry_includes_valid(&r->e);
+        if (hit)
+            mc_verbose("%s: key %s is in the cache", r->t->source, r->key);
+        else if (fetch_remote(r))
+            hit = 1;
+    }
+    if (hit) {
         if (!strcmp(r->mode, "verify"))
             verify_entry(r->t, r->cache.dir, &r->e);
         return STEP_HIT;
     }
     mc_entry_release(&r->e);
     mc_entry_init(&r->e);
+    if (!strcmp(r->mode, "cache") && r->o.key) {
+        /* Never search; the rule's target is the original. */
+        r->store = 0;
+        r->benign = 1;
+        r->reason = "mode cache: no entry, here or in the remote cache";
+        return STEP_NEXT;
+    }
     if (!strcmp(r->mode, "cache")) {
         /* Never search; a miss is SOURCE itself. */
         printf("%s\n", r->t->source);
@@ -710,6 +872,20 @@ step_manifest(struct run *r)
     return status;
 }
 
+/* This run's counters into the cache's, once. */
+static void
+count(struct run *r)
+{
+    size_t i;
+    int any = r->d.cost != 0;
+
+    for (i = 0; i < MC_STAT__COUNT; i++)
+        any |= r->d.n[i] != 0;
+    if (any && r->cache.dir)
+        mc_cache_stats_add(&r->cache, &r->d, NULL);
+    memset(&r->d, 0, sizeof(r->d));
+}
+
 /* Into the cache, unless the original is kept uncached; the counters;
  * a trim when the cache has grown past MAXCODE_MAX_SIZE. */
 static int
@@ -722,8 +898,9 @@ step_store(struct run *r)
             mc_error("cannot store %s: %s", r->key, err.msg);
         else
             r->d.n[MC_STAT_STORES] = 1;
+        push_remote(r);
     }
-    mc_cache_stats_add(&r->cache, &r->d, NULL);
+    count(r);
     if (r->d.n[MC_STAT_STORES])
         auto_trim(&r->cache, &r->t->conf);
     return STEP_NEXT;
@@ -791,6 +968,7 @@ mc_cmd_optimize(int argc, char **argv)
         status = step_store(&r);
     if (status == STEP_NEXT || status == STEP_HIT)
         status = step_materialize(&r);
+    count(&r); /* a hit's remote counters */
 out:
     run_release(&r);
     return status;

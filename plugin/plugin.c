@@ -240,6 +240,16 @@ maxcode_gmk_setup(const gmk_floc *floc)
                          functions[i].min_args, functions[i].max_args,
                          functions[i].flags);
     gmk_eval("maxcode-version := " PACKAGE_VERSION, floc);
+    if (!getenv("MAXCODE_SESSION")) {
+        /* This make run, for its recipes and sub-makes: a remote cache
+         * failure is said once per run (cli/cmd_optimize.c). */
+        char session[96];
+
+        snprintf(session, sizeof(session),
+                 "export MAXCODE_SESSION := %ld-%ld", (long)getpid(),
+                 (long)time(NULL));
+        gmk_eval(session, floc);
+    }
     return 1;
 }
 

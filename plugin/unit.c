@@ -160,13 +160,46 @@ add_list_opt(struct mc_buf *cmd, const char *opt, const struct mc_strv *list)
     mc_buf_release(&words);
 }
 
+/* Append `maxcode optimize` of T for KEY in MODE to CMD. */
+static void
+add_optimize(struct mc_buf *cmd, const struct mc_target *t, const char *key,
+             const char *mode)
+{
+    struct mc_strv args = MC_STRV_INIT;
+    size_t i;
+
+    mc_shell_quote(cmd, command_path());
+    mc_buf_addf(cmd, " optimize --key %s --cc ", key);
+    mc_shell_quote(cmd, t->compiler);
+    add_list_opt(cmd, "--flags", &t->flags);
+    if (t->linker) {
+        mc_buf_adds(cmd, " --ld ");
+        mc_shell_quote(cmd, t->linker);
+    }
+    add_list_opt(cmd, "--ldflags", &t->ldflags);
+    add_list_opt(cmd, "--ldlibs", &t->ldlibs);
+    if (strcmp(mode, "optimize"))
+        mc_buf_addf(cmd, " --mode %s", mode);
+    mc_buf_adds(cmd, " -- ");
+    mc_shell_quote(cmd, t->source);
+    if (mc_target_args(t, &args)) {
+        cmd->oom = 1; /* sticks, as any failed append */
+        return;
+    }
+    for (i = 0; i < args.n; i++) {
+        mc_buf_addc(cmd, ' ');
+        mc_shell_quote(cmd, args.v[i]);
+    }
+    mc_strv_release(&args);
+}
+
 /* Emit the rule that produces VPATH by a search. */
 static enum mc_code
 emit_rule(const struct mc_target *t, const char *key, const char *vpath,
           const char *mode, int forced)
 {
     struct mc_buf rule = MC_BUF_INIT, cmd = MC_BUF_INIT;
-    struct mc_strv args = MC_STRV_INIT;
+    const char *launcher = mc_conf_get(&t->conf, MC_SET_LAUNCHER);
     enum mc_code rc = MC_OK;
     char *goal;
     size_t i;
@@ -177,29 +210,18 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
         gmk_eval(".PHONY: .maxcode-force\n.maxcode-force:", NULL);
         force_emitted = 1;
     }
-    /* The command, as the shell will see it. */
+    /* The command, as the shell will see it; with MAXCODE_LAUNCHER the
+     * search runs through it (srun ...), and the recipe then fetches
+     * the result from the remote cache. */
     add_make_settings(&cmd, &t->conf);
-    mc_shell_quote(&cmd, command_path());
-    mc_buf_addf(&cmd, " optimize --key %s --cc ", key);
-    mc_shell_quote(&cmd, t->compiler);
-    add_list_opt(&cmd, "--flags", &t->flags);
-    if (t->linker) {
-        mc_buf_adds(&cmd, " --ld ");
-        mc_shell_quote(&cmd, t->linker);
-    }
-    add_list_opt(&cmd, "--ldflags", &t->ldflags);
-    add_list_opt(&cmd, "--ldlibs", &t->ldlibs);
-    if (strcmp(mode, "optimize"))
-        mc_buf_addf(&cmd, " --mode %s", mode);
-    mc_buf_adds(&cmd, " -- ");
-    mc_shell_quote(&cmd, t->source);
-    if (mc_target_args(t, &args)) {
-        rc = MC_ENOMEM;
-        goto out;
-    }
-    for (i = 0; i < args.n; i++) {
-        mc_buf_addc(&cmd, ' ');
-        mc_shell_quote(&cmd, args.v[i]);
+    if (*launcher && strcmp(mode, "cache")) {
+        mc_buf_addf(&cmd, "%s ", launcher);
+        add_optimize(&cmd, t, key, mode);
+        mc_buf_adds(&cmd, " >/dev/null && ");
+        add_make_settings(&cmd, &t->conf);
+        add_optimize(&cmd, t, key, "cache");
+    } else {
+        add_optimize(&cmd, t, key, mode);
     }
     /* The rule. */
     mc_buf_addf(&rule, "%s: %s", vpath, t->source);
@@ -244,7 +266,6 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
 out:
     mc_buf_release(&rule);
     mc_buf_release(&cmd);
-    mc_strv_release(&args);
     return rc;
 }
 
@@ -381,11 +402,14 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         res = mc_buf_detach(&vpath, NULL);
         goto out;
     }
-    if (!strcmp(mode, "cache") || !strcmp(mode, "verify")) {
+    if (!strcmp(mode, "verify") ||
+        (!strcmp(mode, "cache") &&
+         !*mc_conf_get(&t.conf, MC_SET_REMOTE))) {
         res = mc_strdup(source);
         goto out;
     }
-    /* A miss: a variant file left from an older entry is stale. */
+    /* A miss: a variant file left from an older entry is stale. In mode
+     * cache with a remote cache, the rule fetches and never searches. */
     unlink(vpath.s);
     mc_err_clear(&err);
     if (mc_variant_mark_source(vpath.s, t.source_real, &err))

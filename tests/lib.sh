@@ -380,3 +380,75 @@ llm_env () {
   MAXCODE_API_KEY=sk-test-SECRET-4242
   export MAXCODE_LLM_URL MAXCODE_MODEL MAXCODE_API_KEY
 }
+
+# A real HTTP cache server for the remote-cache tests: Debian's nginx
+# with WebDAV PUT, on 127.0.0.1, with its own config, store and logs
+# under DIR (default $TRASH/nginx), started by the test and stopped when
+# the test script exits.
+#   nginx_start [DIR [TOKEN]]  start it; with TOKEN, every request must
+#       carry "Authorization: Bearer TOKEN" (else 401); exports
+#       NGINX_PORT, NGINX_URL (http://127.0.0.1:PORT/cache), NGINX_DIR
+#       (its store is NGINX_DIR/store/cache, its access log
+#       NGINX_DIR/access.log)
+#   nginx_stop                 stop it (the port then refuses)
+nginx_start () {
+  NGINX_DIR=${1:-$TRASH/nginx}
+  mkdir -p "$NGINX_DIR/store/cache" "$NGINX_DIR/tmp" || return 1
+  NGINX_PORT=$(python3 -c 'import socket; s = socket.socket();
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || return 1
+  _ng_auth=
+  [ -z "${2:-}" ] ||
+    _ng_auth="if (\$http_authorization != \"Bearer $2\") { return 401; }"
+  cat >"$NGINX_DIR/nginx.conf" <<EOF2
+daemon off;
+master_process off;
+worker_processes 1;
+pid $NGINX_DIR/nginx.pid;
+error_log $NGINX_DIR/error.log;
+events { worker_connections 64; }
+http {
+  access_log $NGINX_DIR/access.log;
+  client_body_temp_path $NGINX_DIR/tmp/body;
+  proxy_temp_path $NGINX_DIR/tmp/proxy;
+  fastcgi_temp_path $NGINX_DIR/tmp/fastcgi;
+  uwsgi_temp_path $NGINX_DIR/tmp/uwsgi;
+  scgi_temp_path $NGINX_DIR/tmp/scgi;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $NGINX_DIR/store;
+    client_max_body_size 64m;
+    location / {
+      $_ng_auth
+      dav_methods PUT DELETE;
+      create_full_put_path on;
+      dav_access user:rw group:r all:r;
+    }
+  }
+}
+EOF2
+  _stub_arm
+  nginx -p "$NGINX_DIR" -c "$NGINX_DIR/nginx.conf" \
+    >"$NGINX_DIR/stderr" 2>&1 </dev/null &
+  NGINX_PID=$!
+  _stub_pids="$_stub_pids $NGINX_PID"
+  _ng_i=0
+  until python3 -c "import socket; socket.create_connection(
+('127.0.0.1', $NGINX_PORT), 1)" 2>/dev/null; do
+    if [ "$_ng_i" -ge 100 ] || ! kill -0 "$NGINX_PID" 2>/dev/null; then
+      sed 's/^/# /' "$NGINX_DIR/stderr" "$NGINX_DIR/error.log" 2>/dev/null
+      echo "Bail out! nginx did not start"
+      exit 1
+    fi
+    sleep 0.1
+    _ng_i=$((_ng_i + 1))
+  done
+  NGINX_URL=http://127.0.0.1:$NGINX_PORT/cache
+  export NGINX_PORT NGINX_URL NGINX_DIR NGINX_PID
+}
+
+nginx_stop () {
+  [ -n "${NGINX_PID:-}" ] || return 0
+  kill "$NGINX_PID" 2>/dev/null
+  wait "$NGINX_PID" 2>/dev/null
+  NGINX_PID=
+}
