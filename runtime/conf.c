@@ -122,6 +122,9 @@ static const struct def defs[MC_SET__COUNT] = {
                                "string:TEXT or a command"},
     [MC_SET_LAUNCHER] = {"MAXCODE_LAUNCHER", NULL, K_STRING, "", NULL, 0, 0,
                          "command prefix of the search recipes (srun ...)"},
+    [MC_SET_TIMING_LOCK] = {"MAXCODE_TIMING_LOCK", NULL, K_STRING, "", NULL,
+                            0, 0, "the machine's timing lock file (default: "
+                            "/run/lock/maxcode-timing.lock)"},
 };
 
 static const char *const origin_names[] = {

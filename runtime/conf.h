@@ -70,6 +70,7 @@ enum mc_setting_id {
     MC_SET_REMOTE_CONNECT_TIMEOUT,
     MC_SET_COMPILER_CHECK,
     MC_SET_LAUNCHER,
+    MC_SET_TIMING_LOCK,
     MC_SET__COUNT
 };
 

@@ -26,6 +26,8 @@
 #define ALPHA        0.01        /* two-sided: 99% intervals */
 #define SAN_EXIT     86          /* exit status of a sanitizer report */
 #define CUDA_SANITIZER "compute-sanitizer" /* memcheck of CUDA candidates */
+#define TIMING_LOCK_DIR  "/run/lock"       /* the machine's lock files */
+#define TIMING_LOCK_NAME "maxcode-timing.lock"
 #define SAN_MAX_ALLOC_MB 4096    /* ASan: a larger malloc is a report */
 #define SAN_SLOWDOWN 4           /* sanitized runs get this many times
                                   * the timeout */
@@ -1289,6 +1291,26 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
     return rc;
 }
 
+/* The machine's timing lock file into P: MAXCODE_TIMING_LOCK, else in
+ * /run/lock (machine-wide, for every user), else in $XDG_RUNTIME_DIR,
+ * else in /tmp. Never in the cache directory, which may be shared
+ * between machines (NFS): machines do not disturb each other's timing. */
+static void
+timing_lock_path(const struct mc_eval *ev, struct mc_buf *p)
+{
+    const char *set = mc_conf_get(&ev->t->conf, MC_SET_TIMING_LOCK);
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+    if (*set)
+        mc_buf_adds(p, set);
+    else if (access(TIMING_LOCK_DIR, W_OK) == 0)
+        mc_buf_adds(p, TIMING_LOCK_DIR "/" TIMING_LOCK_NAME);
+    else if (xdg && *xdg == '/' && access(xdg, W_OK) == 0)
+        mc_buf_addf(p, "%s/" TIMING_LOCK_NAME, xdg);
+    else
+        mc_buf_adds(p, "/tmp/" TIMING_LOCK_NAME);
+}
+
 /* The timing phase's machine-wide lock (blocking): the descriptor to
  * pass to mc_file_unlock(), or -1 (said, and timing goes on unlocked). */
 static int
@@ -1297,7 +1319,7 @@ timing_lock(struct mc_eval *ev)
     struct mc_buf p = MC_BUF_INIT;
     int fd = -1;
 
-    mc_buf_addf(&p, "%s/timing.lock", ev->cache_dir);
+    timing_lock_path(ev, &p);
     if (mc_buf_status(&p) || mc_file_lock(p.s, 1, &fd, NULL))
         mc_info("cannot take the timing lock '%s': %s; timing unlocked",
                 p.s, strerror(errno));
