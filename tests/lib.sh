@@ -393,42 +393,12 @@ llm_env () {
 #   nginx_stop                 stop it (the port then refuses)
 nginx_start () {
   NGINX_DIR=${1:-$TRASH/nginx}
-  mkdir -p "$NGINX_DIR/store/cache" "$NGINX_DIR/tmp" || return 1
   NGINX_PORT=$(python3 -c 'import socket; s = socket.socket();
 s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || return 1
-  _ng_auth=
-  [ -z "${2:-}" ] ||
-    _ng_auth="if (\$http_authorization != \"Bearer $2\") { return 401; }"
-  cat >"$NGINX_DIR/nginx.conf" <<EOF2
-daemon off;
-master_process off;
-worker_processes 1;
-pid $NGINX_DIR/nginx.pid;
-error_log $NGINX_DIR/error.log;
-events { worker_connections 64; }
-http {
-  access_log $NGINX_DIR/access.log;
-  client_body_temp_path $NGINX_DIR/tmp/body;
-  proxy_temp_path $NGINX_DIR/tmp/proxy;
-  fastcgi_temp_path $NGINX_DIR/tmp/fastcgi;
-  uwsgi_temp_path $NGINX_DIR/tmp/uwsgi;
-  scgi_temp_path $NGINX_DIR/tmp/scgi;
-  server {
-    listen 127.0.0.1:$NGINX_PORT;
-    root $NGINX_DIR/store;
-    client_max_body_size 64m;
-    location / {
-      $_ng_auth
-      dav_methods PUT DELETE;
-      create_full_put_path on;
-      dav_access user:rw group:r all:r;
-    }
-  }
-}
-EOF2
+  mkdir -p "$NGINX_DIR" || return 1
   _stub_arm
-  nginx -p "$NGINX_DIR" -c "$NGINX_DIR/nginx.conf" \
-    >"$NGINX_DIR/stderr" 2>&1 </dev/null &
+  sh "$MC_SRCDIR/tests/nginx-cache.sh" "$NGINX_DIR" "$NGINX_PORT" \
+    "${2:-}" >"$NGINX_DIR/stderr" 2>&1 </dev/null &
   NGINX_PID=$!
   _stub_pids="$_stub_pids $NGINX_PID"
   _ng_i=0
