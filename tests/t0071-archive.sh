@@ -4,7 +4,7 @@
 # archive (the way CI keeps it as an artifact): a fresh cache filled from
 # it hits every entry without a search; a damaged entry is named and
 # skipped while the others come in; a cut archive gives what came before
-# the cut.
+# the cut. And the line a make in MAXCODE_MODE=cache prints at its end.
 . "$MC_SRCDIR/tests/lib.sh"
 
 # project DIR: two marked units, src/hot.c (sample_unit's: twice the sum)
@@ -185,6 +185,55 @@ test_expect_success 'export leaves a corrupt entry out and names it' '
   contains err "maxcode: export: entry $k: truncated entry" &&
   items rot.mcxa >items && test "$(wc -l <items)" = 1 &&
   ! grep "$k" items
+'
+
+# cache_line FILE: the cache-mode lines in FILE.
+cache_line () { grep "^maxcode: cache mode:" "$1"; }
+
+test_expect_success 'MAXCODE_MODE=cache prints one line at the end: all hits' '
+  MAXCODE_CACHE_DIR="$TRASH/cache-fresh" && export MAXCODE_CACHE_DIR &&
+  cd ci && rm -f hot cold &&
+  MAXCODE_MODE=cache run_make >out 2>err && progs_work &&
+  echo "maxcode: cache mode: 2 hits, 0 misses (0 built from the original)" \
+    >expect && cache_line err >got && test_cmp expect got &&
+  tail -n 1 err >last && test_cmp expect last
+'
+
+test_expect_success 'MAXCODE_MODE=cache on an empty cache: the originals, no search' '
+  MAXCODE_CACHE_DIR="$TRASH/cache-empty" && export MAXCODE_CACHE_DIR &&
+  project pr && cd pr &&
+  run_make MAXCODE_MODE=cache >out 2>err && progs_work &&
+  echo "maxcode: cache mode: 0 hits, 2 misses (2 built from the original)" \
+    >expect && cache_line err >got && test_cmp expect got &&
+  expect_stat misses 2 && expect_stat searches 0 && test "$(entries)" = 0 &&
+  test ! -d .maxcode || test -z "$(ls .maxcode)"
+'
+
+test_expect_success 'no line in mode optimize, nor in mode cache without a call' '
+  MAXCODE_CACHE_DIR="$TRASH/cache-fresh" && export MAXCODE_CACHE_DIR &&
+  cd ci && rm -f hot cold &&
+  run_make >out 2>err && ! cache_line err &&
+  mkdir -p plain && printf "load %s\nall:\n\t@:\n" "$PLUGIN" >plain/Makefile &&
+  MAXCODE_MODE=cache run_make -C plain >out 2>err && ! cache_line err
+'
+
+test_expect_success 'a recursive make: each make with calls has its own line' '
+  MAXCODE_CACHE_DIR="$TRASH/cache-fresh" && export MAXCODE_CACHE_DIR &&
+  mkdir top && project top/sub && cd top &&
+  printf "load %s\nall:\n\t@\$(MAKE) --no-print-directory -C sub\n" \
+    "$PLUGIN" >Makefile &&
+  MAXCODE_MODE=cache run_make >out 2>err &&
+  echo "maxcode: cache mode: 2 hits, 0 misses (0 built from the original)" \
+    >expect && cache_line err >got && test_cmp expect got
+'
+
+test_expect_success 'a make that re-executes itself prints the line once' '
+  MAXCODE_CACHE_DIR="$TRASH/cache-fresh" && export MAXCODE_CACHE_DIR &&
+  project reexec && cd reexec &&
+  printf "include dep.mk\ndep.mk:\n\techo \"# made\" >\$@\n" >>Makefile &&
+  MAXCODE_MODE=cache run_make >out 2>err && test -f dep.mk && progs_work &&
+  echo "maxcode: cache mode: 2 hits, 0 misses (0 built from the original)" \
+    >expect && cache_line err >got && test_cmp expect got
 '
 
 test_done
