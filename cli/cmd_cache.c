@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * cmd_cache.c: `maxcode show`, `maxcode stats` and `maxcode cache
- * list|clean|trim|verify`: looking into and looking after the local cache.
+ * list|clean|trim|verify|export|import`: looking into and looking after
+ * the local cache, and moving it between machines as one archive.
  */
 #include "mc_setup.h"
 #include "alloc.h"
+#include "archive.h"
 #include "buf.h"
 #include "cache.h"
 #include "commands.h"
@@ -15,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 /* Open the cache named by the settings. */
@@ -382,27 +385,162 @@ cache_verify(struct mc_cache *c)
     return bad ? 1 : 0;
 }
 
+/* An entry `cache export` leaves out: named on stderr, counted. */
+static void
+export_note(void *ctx, const char *key, const char *why)
+{
+    mc_error("export: entry %s: %s; skipped", key, why);
+    ++*(size_t *)ctx;
+}
+
+/* The archive of C written to a temporary file, then copied to stdout:
+ * its count is known last, and a pipe cannot be rewound to write it. */
+static enum mc_code
+export_stdout(struct mc_cache *c, size_t *bad, size_t *n,
+              struct mc_err *err)
+{
+    FILE *tmp = tmpfile();
+    enum mc_code rc;
+    char buf[65536];
+    ssize_t got;
+
+    if (!tmp)
+        return mc_err_set(err, MC_EIO, "cannot create a temporary file: %s",
+                          strerror(errno));
+    rc = mc_archive_export(c, fileno(tmp), export_note, bad, n, err);
+    if (!rc && lseek(fileno(tmp), 0, SEEK_SET))
+        rc = mc_err_set(err, MC_EIO, "cannot rewind the temporary file: "
+                        "%s", strerror(errno));
+    while (!rc && (got = read(fileno(tmp), buf, sizeof(buf))) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            rc = mc_err_set(err, MC_EIO, "cannot read the temporary file: "
+                            "%s", strerror(errno));
+        else
+            rc = mc_file_write_all(STDOUT_FILENO, buf, (size_t)got,
+                                   "standard output", err);
+    }
+    fclose(tmp);
+    return rc;
+}
+
+static int
+cache_export(struct mc_cache *c, const char *file)
+{
+    struct mc_err err = MC_ERR_INIT;
+    int to_stdout = !strcmp(file, "-");
+    size_t n = 0, bad = 0;
+    enum mc_code rc;
+
+    if (to_stdout && isatty(STDOUT_FILENO)) {
+        mc_error("export: not writing an archive to a terminal");
+        return 1;
+    }
+    rc = to_stdout ? export_stdout(c, &bad, &n, &err)
+                   : mc_archive_export_file(c, file, export_note, &bad, &n,
+                                            &err);
+    if (rc) {
+        mc_error("export: %s", err.msg);
+        return 1;
+    }
+    fprintf(to_stdout ? stderr : stdout, "exported %zu entries, %zu "
+            "skipped\n", n, bad);
+    return 0;
+}
+
+/* Store each good entry from the archive R reads; name each bad one.
+ * *BAD counts them; -1 when the cache cannot be written. */
+static int
+import_items(struct mc_cache *c, struct mc_archive_reader *r,
+             size_t *imported, size_t *bad, struct mc_err *err)
+{
+    struct mc_archive_item it;
+    enum mc_code rc;
+    int status = 0;
+
+    mc_archive_item_init(&it);
+    while ((rc = mc_archive_next(r, &it, err)) == MC_OK) {
+        struct mc_err why = MC_ERR_INIT;
+        int present = 0;
+
+        rc = mc_archive_store(c, &it, &present, &why);
+        if (rc == MC_ESYNTAX) {
+            mc_error("import: entry %llu (%s): %s; skipped",
+                     (unsigned long long)it.index, it.key, why.msg);
+            ++*bad;
+        } else if (rc) {
+            mc_error("import: entry %llu (%s): %s",
+                     (unsigned long long)it.index, it.key, why.msg);
+            status = -1;
+            break;
+        } else {
+            if (present)
+                mc_verbose("import: entry %llu (%s): already present",
+                           (unsigned long long)it.index, it.key);
+            ++*imported;
+        }
+    }
+    if (!status && rc != MC_ENOENT) {
+        mc_error("import: %s", err->msg);
+        status = -1;
+    }
+    mc_archive_item_release(&it);
+    return status;
+}
+
+static int
+cache_import(struct mc_cache *c, const char *file)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_archive_reader r;
+    int from_stdin = !strcmp(file, "-"), status = 1, fd;
+    size_t imported = 0, bad = 0;
+
+    fd = from_stdin ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        mc_error("import: cannot open '%s': %s", file, strerror(errno));
+        return 1;
+    }
+    if (mc_archive_reader_open(&r, fd, &err)) {
+        mc_error("import: '%s': %s", from_stdin ? "standard input" : file,
+                 err.msg);
+    } else {
+        status = import_items(c, &r, &imported, &bad, &err) || bad;
+        printf("imported %zu entries, %zu skipped\n", imported, bad);
+    }
+    mc_archive_reader_release(&r);
+    if (!from_stdin)
+        close(fd);
+    return status;
+}
+
 int
 mc_cmd_cache(int argc, char **argv)
 {
     struct mc_cache c = {NULL};
     struct mc_err err = MC_ERR_INIT;
     const char *sub = argc > 1 ? argv[1] : NULL;
+    int archive = sub && (!strcmp(sub, "export") || !strcmp(sub, "import"));
     unsigned long long max = 0;
     size_t removed = 0;
     int status = 1;
 
     if (!sub)
-        return mc_usage_error("cache: missing list, clean, trim or verify");
+        return mc_usage_error("cache: missing list, clean, trim, verify, "
+                              "export or import");
     if (strcmp(sub, "list") && strcmp(sub, "clean") && strcmp(sub, "trim") &&
-        strcmp(sub, "verify"))
+        strcmp(sub, "verify") && !archive)
         return mc_usage_error("cache: unknown command '%s'", sub);
     if (!strcmp(sub, "trim")) {
         if (argc != 4 || strcmp(argv[2], "--max-size") ||
             mc_conf_parse_size(argv[3], &max))
             return mc_usage_error("cache trim: expected --max-size SIZE "
                                   "(such as 500M)");
-    } else if (argc != 2) {
+    } else if (archive && argc != 3) {
+        return mc_usage_error("cache %s: expected one FILE (- for standard "
+                              "%s)", sub, sub[0] == 'e' ? "output" : "input");
+    } else if (!archive && argc != 2) {
         return mc_usage_error("cache %s: unexpected argument '%s'", sub,
                               argv[2]);
     }
@@ -412,6 +550,10 @@ mc_cmd_cache(int argc, char **argv)
         status = cache_list(&c);
     } else if (!strcmp(sub, "verify")) {
         status = cache_verify(&c);
+    } else if (!strcmp(sub, "export")) {
+        status = cache_export(&c, argv[2]);
+    } else if (!strcmp(sub, "import")) {
+        status = cache_import(&c, argv[2]);
     } else if (!strcmp(sub, "clean")) {
         if (mc_cache_clean(&c, &removed, &err))
             mc_error("%s", err.msg);

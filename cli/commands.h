@@ -28,7 +28,8 @@ int mc_cmd_show(int argc, char **argv);
 /* `maxcode stats [--json] [--zero]`: the cache counters. */
 int mc_cmd_stats(int argc, char **argv);
 
-/* `maxcode cache list|clean|trim|verify`: looking after the cache. */
+/* `maxcode cache list|clean|trim|verify|export|import`: looking after
+ * the cache; an archive of it to move it between machines. */
 int mc_cmd_cache(int argc, char **argv);
 
 /* `maxcode cuda [--json] [--refresh]`: the CUDA device probe. */

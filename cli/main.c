@@ -27,6 +27,7 @@ static const char usage_text[] =
     "       maxcode show SOURCE-or-KEY [--json]\n"
     "       maxcode stats [--json] [--zero]\n"
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
+    "       maxcode cache export FILE | import FILE\n"
     "       maxcode config [--json]\n"
     "       maxcode cuda [--json] [--refresh]\n";
 
@@ -61,6 +62,14 @@ static const char help_text[] =
     "  cache trim --max-size SIZE\n"
     "                   remove least recently used entries down to SIZE\n"
     "  cache verify     check every entry's checksum\n"
+    "  cache export FILE\n"
+    "                   write every entry into one archive FILE (- for "
+    "stdout)\n"
+    "  cache import FILE\n"
+    "                   store the good entries of archive FILE (- for "
+    "stdin);\n"
+    "                   names each bad one, exit status 1 if there was "
+    "one\n"
     "  config [--json]  print every setting, its value and where it came "
     "from\n"
     "  cuda [--json] [--refresh]\n"

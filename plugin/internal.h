@@ -23,6 +23,11 @@ enum mc_code mc_plugin_conf(struct mc_conf *c, struct mc_err *err);
 /* Count S once for the cache in DIR; written out when make exits. */
 void mc_plugin_count(const char *dir, enum mc_stat s);
 
+/* One call made in mode cache, for the line at exit: HIT is 1 for a
+ * hit, 0 for a miss, -1 when the cache was not asked (no CUDA device);
+ * ORIGINAL says it expanded to SOURCE. */
+void mc_plugin_cache_mode(int hit, int original);
+
 /* Write the pending counters. */
 void mc_plugin_flush_stats(void);
 

@@ -283,17 +283,51 @@ mc_plugin_count(const char *dir, enum mc_stat s)
     pending.n[s]++;
 }
 
+/* The calls of this make process made in mode cache. */
+static struct {
+    unsigned long calls, hits, misses, originals;
+} cache_mode;
+
+void
+mc_plugin_cache_mode(int hit, int original)
+{
+    cache_mode.calls++;
+    if (hit > 0)
+        cache_mode.hits++;
+    else if (hit == 0)
+        cache_mode.misses++;
+    if (original)
+        cache_mode.originals++;
+}
+
+/* Once per make process, after its last call: what mode cache did, when
+ * it was used at all. A sub-make has its own line; a make that re-execs
+ * itself (to reread remade makefiles) prints in the new image only. */
+static void
+cache_mode_summary(void)
+{
+    if (!cache_mode.calls)
+        return;
+    mc_info("cache mode: %lu hit%s, %lu miss%s (%lu built from the "
+            "original)", cache_mode.hits, cache_mode.hits == 1 ? "" : "s",
+            cache_mode.misses, cache_mode.misses == 1 ? "" : "es",
+            cache_mode.originals);
+    memset(&cache_mode, 0, sizeof(cache_mode));
+}
+
 /* make 4.3 never unloads; the counters go out when make exits. */
 __attribute__((destructor)) static void
 at_exit(void)
 {
     mc_plugin_flush_stats();
+    cache_mode_summary();
 }
 
 void
 maxcode_gmk_unload(void)
 {
     mc_plugin_flush_stats();
+    cache_mode_summary();
     if (base_loaded)
         mc_conf_release(&base_conf);
     base_loaded = 0;

@@ -309,6 +309,68 @@ set_gpu(struct mc_target *t, int *none, struct mc_err *err)
     return rc;
 }
 
+/* Look KEY up in CACHE for SOURCE and count the hit or miss: 1 on a
+ * hit whose headers are unchanged (E holds the entry), else 0. */
+static int
+lookup(struct mc_cache *cache, const char *key, const char *source,
+       struct mc_entry *e)
+{
+    struct mc_err err = MC_ERR_INIT;
+    enum mc_code rc = mc_cache_get(cache, key, e, &err);
+    int hit = 0;
+
+    if (rc == MC_OK && mc_entry_includes_valid(e))
+        hit = 1;
+    else if (rc == MC_OK)
+        mc_verbose("%s: a header changed since key %s was stored", source,
+                   key);
+    else if (rc != MC_ENOENT)
+        mc_info("%s: %s", source, err.msg);
+    mc_plugin_count(cache->dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
+    return hit;
+}
+
+/* The expansion of a hit on entry E: its variant at VPATH (mc_malloc'd),
+ * or SOURCE (as the call wrote it) when the variant cannot be written. */
+static char *
+use_hit(struct mc_target *t, const char *source, struct mc_cache *cache,
+        struct mc_entry *e, const char *key, struct mc_buf *vpath,
+        const char *mode)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (mc_variant_materialize(vpath->s, t->source, t->source_real,
+                               e->variant.s, e->variant.len, &err)) {
+        /* Cannot write the variant: the original is always right. */
+        mc_info("%s: %s; using the original", source, err.msg);
+        return mc_strdup(source);
+    }
+    mc_cache_touch(cache, e);
+    if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
+        emit_rule(t, key, vpath->s, mode, 1);
+    return mc_buf_detach(vpath, NULL);
+}
+
+/* The expansion of a miss that searches: the variant path VPATH
+ * (mc_malloc'd) and the rule that makes it; NULL after reporting an
+ * error to make. */
+static char *
+plan_search(struct mc_target *t, const char *source, const char *key,
+            struct mc_buf *vpath, const char *mode)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    /* A variant file left from an older entry is stale. */
+    unlink(vpath->s);
+    if (mc_variant_mark_source(vpath->s, t->source_real, &err))
+        mc_info("%s: %s", source, err.msg);
+    if (emit_rule(t, key, vpath->s, mode, !strcmp(mode, "refresh"))) {
+        mc_plugin_fail("out of memory");
+        return NULL;
+    }
+    return mc_buf_detach(vpath, NULL);
+}
+
 /*
  * The work of one $(maxcode ...) call: SOURCE with the option strings
  * OPTS. Returns the expansion (mc_malloc'd) or NULL after reporting an
@@ -325,10 +387,9 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     struct mc_conf base;
     struct mc_key_versions versions;
     char key[MC_KEY_HEX + 1];
-    const char *mode;
+    const char *mode = "off";
     char *res = NULL;
-    int from_db = 0, hit = 0, conf_ok = 0, no_gpu = 0;
-    enum mc_code rc;
+    int from_db = 0, hit = -1, conf_ok = 0, no_gpu = 0;
 
     mc_entry_init(&e);
     memset(&t, 0, sizeof(t));
@@ -376,50 +437,20 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         mc_plugin_fail("out of memory");
         goto out;
     }
-    mc_err_clear(&err);
-    rc = mc_cache_get(&cache, key, &e, &err);
-    if (rc == MC_OK && mc_entry_includes_valid(&e))
-        hit = 1;
-    else if (rc == MC_OK)
-        mc_verbose("%s: a header changed since key %s was stored", source,
-                   key);
-    else if (rc != MC_ENOENT)
-        mc_info("%s: %s", source, err.msg);
-    mc_plugin_count(cache.dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
-
-    if (hit) {
-        mc_err_clear(&err);
-        if (mc_variant_materialize(vpath.s, t.source, t.source_real,
-                                   e.variant.s, e.variant.len, &err)) {
-            /* Cannot write the variant: the original is always right. */
-            mc_info("%s: %s; using the original", source, err.msg);
-            res = mc_strdup(source);
-            goto out;
-        }
-        mc_cache_touch(&cache, &e);
-        if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
-            emit_rule(&t, key, vpath.s, mode, 1);
-        res = mc_buf_detach(&vpath, NULL);
-        goto out;
-    }
-    if (!strcmp(mode, "verify") ||
-        (!strcmp(mode, "cache") &&
-         !*mc_conf_get(&t.conf, MC_SET_REMOTE))) {
+    hit = lookup(&cache, key, source, &e);
+    if (hit)
+        res = use_hit(&t, source, &cache, &e, key, &vpath, mode);
+    else if (!strcmp(mode, "verify") ||
+             (!strcmp(mode, "cache") &&
+              !*mc_conf_get(&t.conf, MC_SET_REMOTE)))
         res = mc_strdup(source);
-        goto out;
-    }
-    /* A miss: a variant file left from an older entry is stale. In mode
-     * cache with a remote cache, the rule fetches and never searches. */
-    unlink(vpath.s);
-    mc_err_clear(&err);
-    if (mc_variant_mark_source(vpath.s, t.source_real, &err))
-        mc_info("%s: %s", source, err.msg);
-    if (emit_rule(&t, key, vpath.s, mode, !strcmp(mode, "refresh"))) {
-        mc_plugin_fail("out of memory");
-        goto out;
-    }
-    res = mc_buf_detach(&vpath, NULL);
+    /* In mode cache with a remote cache, the rule fetches and never
+     * searches. */
+    else
+        res = plan_search(&t, source, key, &vpath, mode);
 out:
+    if (res && !strcmp(mode, "cache"))
+        mc_plugin_cache_mode(hit, !strcmp(res, source));
     mc_entry_release(&e);
     mc_cache_release(&cache);
     mc_target_release(&t);

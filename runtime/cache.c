@@ -323,22 +323,38 @@ mc_cache_forget_includes(void)
 }
 
 enum mc_code
-mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
-             struct mc_err *err)
+mc_cache_put_bytes(struct mc_cache *c, const char *key, const void *data,
+                   size_t len, struct mc_err *err)
 {
-    struct mc_buf path = MC_BUF_INIT, data = MC_BUF_INIT;
+    struct mc_buf path = MC_BUF_INIT;
     enum mc_code rc;
 
-    if (mc_cache_path(c, e->key, ".mce", &path) || mc_entry_encode(e, &data)) {
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory (or bad key '%s')",
-                        e->key);
+    if (!mc_is_key(key))
+        return mc_err_set(err, MC_EINVAL, "bad key '%s'", key);
+    if (mc_cache_path(c, key, ".mce", &path)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
     rc = mc_file_mkdirs_for(path.s, err);
     if (!rc)
-        rc = mc_file_write_atomic(path.s, data.s, data.len, err);
+        rc = mc_file_write_atomic(path.s, data, len, err);
 out:
     mc_buf_release(&path);
+    return rc;
+}
+
+enum mc_code
+mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
+             struct mc_err *err)
+{
+    struct mc_buf data = MC_BUF_INIT;
+    enum mc_code rc;
+
+    if (mc_entry_encode(e, &data))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory (or bad key '%s')",
+                        e->key);
+    else
+        rc = mc_cache_put_bytes(c, e->key, data.s, data.len, err);
     mc_buf_release(&data);
     return rc;
 }

@@ -134,6 +134,14 @@ void mc_cache_forget_includes(void);
 enum mc_code mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
                           struct mc_err *err);
 
+/* Store the LEN bytes at DATA, an entry file that the caller checked
+ * with mc_entry_decode() and found to hold KEY, under KEY as they are
+ * (sections this version does not know included): temp file, then
+ * rename. MC_EINVAL when KEY is not a key; MC_EIO. */
+enum mc_code mc_cache_put_bytes(struct mc_cache *c, const char *key,
+                                const void *data, size_t len,
+                                struct mc_err *err);
+
 /* Mark E (read by mc_cache_get) as recently used, for LRU trimming: its
  * file's mtime, unless that is under a minute old. */
 void mc_cache_touch(struct mc_cache *c, const struct mc_entry *e);

@@ -77,66 +77,106 @@ mc_file_read_stat(const char *path, struct mc_buf *b, struct stat *stp,
                             : MC_OK;
 }
 
+enum mc_code
+mc_file_tmp_create(const char *path, struct mc_buf *tmp, int *fd,
+                   struct mc_err *err)
+{
+    const char *slash = strrchr(path, '/');
+
+    *fd = -1;
+    mc_buf_reset(tmp);
+    if (slash)
+        mc_buf_addf(tmp, "%.*s/", (int)(slash - path), path);
+    mc_buf_addf(tmp, ".%s.tmp.%ld.%lx", slash ? slash + 1 : path,
+                (long)getpid(), (unsigned long)random());
+    if (mc_buf_status(tmp))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    *fd = open(tmp->s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (*fd < 0)
+        return mc_err_set(err, MC_EIO, "cannot create '%s': %s", tmp->s,
+                          strerror(errno));
+    return MC_OK;
+}
+
+enum mc_code
+mc_file_tmp_commit(int fd, const char *tmp, const char *path,
+                   struct mc_err *err)
+{
+    enum mc_code rc = MC_OK;
+
+    if (close(fd))
+        rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", tmp,
+                        strerror(errno));
+    if (!rc && rename(tmp, path))
+        rc = mc_err_set(err, MC_EIO, "cannot rename '%s' to '%s': %s", tmp,
+                        path, strerror(errno));
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+void
+mc_file_tmp_abort(int fd, const char *tmp)
+{
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+}
+
+enum mc_code
+mc_file_write_all(int fd, const void *data, size_t len, const char *name,
+                  struct mc_err *err)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t n = write(fd, (const char *)data + done, len - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return mc_err_set(err, MC_EIO, "cannot write '%s': %s", name,
+                              n < 0 ? strerror(errno) : "no space");
+        done += (size_t)n;
+    }
+    return MC_OK;
+}
+
 /* Write the LEN bytes at DATA to PATH atomically: a temporary file in the
  * same directory, then rename. */
 enum mc_code
 mc_file_write_atomic(const char *path, const void *data, size_t len,
-             struct mc_err *err)
+                     struct mc_err *err)
 {
     struct mc_buf tmp = MC_BUF_INIT;
-    enum mc_code rc = MC_OK;
-    const char *slash = strrchr(path, '/');
+    enum mc_code rc;
     /* The test hook applies to cache entries only. */
     const char *pause = strlen(path) > 4 &&
                                 !strcmp(path + strlen(path) - 4, ".mce")
                             ? getenv("MAXCODE_DEBUG_STORE_PAUSE")
                             : NULL;
-    size_t done = 0;
+    size_t half = pause && len > 1 ? len / 2 : 0;
     int fd;
 
-    mc_buf_addf(&tmp, "%.*s/.%s.tmp.%ld.%lx", (int)(slash - path), path,
-                slash + 1, (long)getpid(), (unsigned long)random());
-    if (mc_buf_status(&tmp))
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        rc = mc_err_set(err, MC_EIO, "cannot create '%s': %s", tmp.s,
-                        strerror(errno));
-        goto out;
-    }
-    while (done < len) {
-        size_t chunk = len - done;
-        ssize_t n;
-
-        /* Test hook: stop halfway for a while, so that a test can kill
-         * the writer mid-store. */
-        if (pause && done == 0 && len > 1)
-            chunk = len / 2;
-        n = write(fd, (const char *)data + done, chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", tmp.s,
-                            n < 0 ? strerror(errno) : "no space");
-            break;
-        }
-        done += (size_t)n;
-        if (pause && done < len)
-            sleep((unsigned)atoi(pause));
-    }
-    if (close(fd) && !rc)
-        rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", tmp.s,
-                        strerror(errno));
-    if (!rc && rename(tmp.s, path))
-        rc = mc_err_set(err, MC_EIO, "cannot rename '%s' to '%s': %s",
-                        tmp.s, path, strerror(errno));
+    rc = mc_file_tmp_create(path, &tmp, &fd, err);
     if (rc)
-        unlink(tmp.s);
+        goto out;
+    /* Test hook: stop halfway for a while, so that a test can kill the
+     * writer mid-store. */
+    rc = mc_file_write_all(fd, data, half, tmp.s, err);
+    if (!rc && half)
+        sleep((unsigned)atoi(pause));
+    if (!rc)
+        rc = mc_file_write_all(fd, (const char *)data + half, len - half,
+                               tmp.s, err);
+    if (rc)
+        mc_file_tmp_abort(fd, tmp.s);
+    else
+        rc = mc_file_tmp_commit(fd, tmp.s, path, err);
 out:
     mc_buf_release(&tmp);
     return rc;
 }
-
 
 enum mc_code
 mc_file_lock(const char *path, int blocking, int *fd, struct mc_err *err)

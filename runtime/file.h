@@ -33,6 +33,30 @@ enum mc_code mc_file_read_stat(const char *path, struct mc_buf *b,
 enum mc_code mc_file_write_atomic(const char *path, const void *data,
                                   size_t len, struct mc_err *err);
 
+/*
+ * The first half of an atomic write of PATH, for a caller that writes as
+ * it goes: create the temporary file ".NAME.tmp.PID.RANDOM" in PATH's
+ * directory (the current one when PATH has no '/'), new, mode 0666 less
+ * the umask, open for writing as *FD; its path goes into TMP (reset
+ * first, released by the caller). MC_EIO naming it when it cannot be
+ * created. Finish with mc_file_tmp_commit() or mc_file_tmp_abort().
+ */
+enum mc_code mc_file_tmp_create(const char *path, struct mc_buf *tmp,
+                                int *fd, struct mc_err *err);
+
+/* Close FD and rename TMP onto PATH. When either fails, TMP is removed,
+ * PATH is untouched and the error is MC_EIO. */
+enum mc_code mc_file_tmp_commit(int fd, const char *tmp, const char *path,
+                                struct mc_err *err);
+
+/* Close FD (unless -1) and remove TMP: PATH is untouched. */
+void mc_file_tmp_abort(int fd, const char *tmp);
+
+/* Write the LEN bytes at DATA to FD, retrying on EINTR and short writes.
+ * MC_EIO naming NAME when a write fails or the disk is full. */
+enum mc_code mc_file_write_all(int fd, const void *data, size_t len,
+                               const char *name, struct mc_err *err);
+
 /* mkdir -p of the directory part of PATH. */
 enum mc_code mc_file_mkdirs_for(const char *path, struct mc_err *err);
 

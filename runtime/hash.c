@@ -119,6 +119,13 @@ mc_hash_field_file(struct mc_hash *h, const char *name, const char *path,
 }
 
 void
+mc_hash_update(struct mc_hash *h, const void *data, size_t len)
+{
+    if (len)
+        XXH3_128bits_update(h->state, data, len);
+}
+
+void
 mc_hash_digest(struct mc_hash *h, struct mc_digest *out)
 {
     XXH128_hash_t d = XXH3_128bits_digest(h->state);

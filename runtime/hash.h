@@ -48,6 +48,10 @@ void mc_hash_field_str(struct mc_hash *h, const char *name, const char *s);
 enum mc_code mc_hash_field_file(struct mc_hash *h, const char *name,
                                 const char *path, struct mc_err *err);
 
+/* Add the LEN bytes at DATA as they are, without a frame: for the
+ * checksum of a stream (an archive), never for a key. */
+void mc_hash_update(struct mc_hash *h, const void *data, size_t len);
+
 /* The digest of everything added; H stays usable. */
 void mc_hash_digest(struct mc_hash *h, struct mc_digest *out);
 
