@@ -8,7 +8,9 @@
  *   - the same path, plus a rule whose recipe runs the search (a miss);
  *   - SOURCE (mode off, or cache/verify on a miss).
  * It runs in make's only thread, so it does nothing slow: no compiler,
- * no preprocessor, no search. The rule it emits:
+ * no preprocessor, no search (a MAXCODE_COMPILER_CHECK command is the
+ * exception: it runs once per compiler binary and machine, then its
+ * result is remembered; compiler.h). The rule it emits:
  *
  *   .maxcode/<key>/<name>: SOURCE LINK... INPUTS... [.maxcode-force]
  *   <TAB>+@MAXCODE_X=... /path/to/maxcode optimize --key <key> \
@@ -32,6 +34,7 @@
 #include "lang.h"
 #include "log.h"
 #include "mark.h"
+#include "native.h"
 #include "paths.h"
 #include "strv.h"
 #include "target.h"
@@ -288,6 +291,135 @@ set_gpu(struct mc_target *t, int *none, struct mc_err *err)
     return rc;
 }
 
+/* Key T (SOURCE as written in the call): its build, its GPU or native
+ * architecture as this machine remembers them (make's thread runs
+ * neither the device probe nor the compiler), the key. *NO_GPU: a
+ * CUDA target on a machine without a device. -1 after reporting an
+ * error to make. */
+static int
+key_unit(struct mc_target *t, const char *source, char key[MC_KEY_HEX + 1],
+         int *no_gpu)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_key_versions versions;
+    int from_db = 0;
+
+    mc_key_versions_current(&versions);
+    if (mc_target_resolve_build(t, any_var, NULL, &from_db, &err) ||
+        set_gpu(t, no_gpu, &err) ||
+        mc_native_set_target(t, 0, NULL, &err) ||
+        mc_target_key_with(t, &versions,
+                           mc_log_get_level() == MC_LOG_VERBOSE, key,
+                           &err)) {
+        mc_plugin_fail("%s: %s", source, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the variant of E may run on this machine: a target("arch=X")
+ * it has and SOURCE has not must name this machine's architecture, as
+ * remembered (native.h). Says why not. */
+static int
+fits_here(const struct mc_target *t, const char *source,
+          const struct mc_entry *e, const char *mode)
+{
+    struct mc_err err = MC_ERR_INIT;
+    char found[MC_NATIVE_ARCH_MAX], host[MC_NATIVE_ARCH_MAX];
+    int fits = 1, keep = !strcmp(mode, "cache") || !strcmp(mode, "verify");
+
+    if (mc_native_check_variant(t, e->variant.s, e->variant.len, 0, &fits,
+                                found, host, &err)) {
+        mc_info("%s: %s", source, err.msg);
+        return 0;
+    }
+    if (!fits && host[0])
+        mc_info("%s: the cached variant is for arch=%s, this machine is "
+                "%s; %s", source, found, host,
+                keep ? "using the original" : "searching again");
+    else if (!fits)
+        mc_info("%s: the cached variant is for arch=%s, and this "
+                "machine's architecture is not resolved yet; %s", source,
+                found, keep ? "using the original"
+                            : "the search recipe checks it");
+    return fits;
+}
+
+/* Look KEY up for T: a hit when the entry is there, its headers are
+ * unchanged and its variant fits this machine. Counted either way. */
+static int
+look_up(const struct mc_target *t, const char *source,
+        struct mc_cache *cache, const char *key, const char *mode,
+        struct mc_entry *e)
+{
+    struct mc_err err = MC_ERR_INIT;
+    enum mc_code rc = mc_cache_get(cache, key, e, &err);
+    int hit = 0;
+
+    if (rc == MC_OK && mc_entry_includes_valid(e))
+        hit = fits_here(t, source, e, mode);
+    else if (rc == MC_OK)
+        mc_verbose("%s: a header changed since key %s was stored", source,
+                   key);
+    else if (rc != MC_ENOENT)
+        mc_info("%s: %s", source, err.msg);
+    mc_plugin_count(cache->dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
+    return hit;
+}
+
+/* A hit: the variant file written from E; under refresh and verify, the
+ * rule that searches or checks again. Returns the expansion. */
+static char *
+on_hit(const struct mc_target *t, const char *source,
+       struct mc_cache *cache, struct mc_entry *e, const char *key,
+       struct mc_buf *vpath, const char *mode)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (mc_variant_materialize(vpath->s, t->source, t->source_real,
+                               e->variant.s, e->variant.len, &err)) {
+        /* Cannot write the variant: the original is always right. */
+        mc_info("%s: %s; using the original", source, err.msg);
+        return mc_strdup(source);
+    }
+    mc_cache_touch(cache, e);
+    if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
+        emit_rule(t, key, vpath->s, mode, 1);
+    return mc_buf_detach(vpath, NULL);
+}
+
+/* A miss: SOURCE under cache and verify; else the rule that searches.
+ * Returns the expansion, or NULL after reporting an error to make. */
+static char *
+on_miss(const struct mc_target *t, const char *source, const char *key,
+        struct mc_buf *vpath, const char *mode)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (!strcmp(mode, "cache") || !strcmp(mode, "verify"))
+        return mc_strdup(source);
+    /* A variant file left from an older entry is stale. */
+    unlink(vpath->s);
+    if (mc_variant_mark_source(vpath->s, t->source_real, &err))
+        mc_info("%s: %s", source, err.msg);
+    if (emit_rule(t, key, vpath->s, mode, !strcmp(mode, "refresh"))) {
+        mc_plugin_fail("out of memory");
+        return NULL;
+    }
+    return mc_buf_detach(vpath, NULL);
+}
+
+/* MAXCODE_MODE of T, with T's MAXCODE_LOG in force. */
+static const char *
+unit_mode(const struct mc_target *t)
+{
+    enum mc_log_level level;
+
+    if (!mc_log_parse_level(mc_conf_get(&t->conf, MC_SET_LOG), &level))
+        mc_log_set_level(level);
+    return mc_conf_get(&t->conf, MC_SET_MODE);
+}
+
 /*
  * The work of one $(maxcode ...) call: SOURCE with the option strings
  * OPTS. Returns the expansion (mc_malloc'd) or NULL after reporting an
@@ -302,12 +434,10 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     struct mc_target t;
     struct mc_cache cache = {NULL};
     struct mc_conf base;
-    struct mc_key_versions versions;
     char key[MC_KEY_HEX + 1];
     const char *mode;
     char *res = NULL;
-    int from_db = 0, hit = 0, conf_ok = 0, no_gpu = 0;
-    enum mc_code rc;
+    int conf_ok = 0, no_gpu = 0;
 
     mc_entry_init(&e);
     memset(&t, 0, sizeof(t));
@@ -324,28 +454,12 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
                        err.msg);
         goto out;
     }
-    mode = mc_conf_get(&t.conf, MC_SET_MODE);
-    {
-        enum mc_log_level level;
-        if (!mc_log_parse_level(mc_conf_get(&t.conf, MC_SET_LOG), &level))
-            mc_log_set_level(level);
-    }
-    if (!strcmp(mode, "off")) {
-        res = mc_strdup(source);
+    mode = unit_mode(&t);
+    if (strcmp(mode, "off") && key_unit(&t, source, key, &no_gpu))
         goto out;
-    }
-    mc_key_versions_current(&versions);
-    if (mc_target_resolve_build(&t, any_var, NULL, &from_db, &err) ||
-        set_gpu(&t, &no_gpu, &err) ||
-        mc_target_key_with(&t, &versions,
-                           mc_log_get_level() == MC_LOG_VERBOSE, key,
-                           &err)) {
-        mc_plugin_fail("%s: %s", source, err.msg);
-        goto out;
-    }
-    if (no_gpu) {
-        /* Nothing to search on, nothing to cache: a later build on a
-         * machine with a GPU keys the target for it. */
+    if (!strcmp(mode, "off") || no_gpu) {
+        /* No GPU: nothing to search on, nothing to cache; a later build
+         * on a machine with a GPU keys the target for it. */
         res = mc_strdup(source);
         goto out;
     }
@@ -355,46 +469,10 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         mc_plugin_fail("out of memory");
         goto out;
     }
-    mc_err_clear(&err);
-    rc = mc_cache_get(&cache, key, &e, &err);
-    if (rc == MC_OK && mc_entry_includes_valid(&e))
-        hit = 1;
-    else if (rc == MC_OK)
-        mc_verbose("%s: a header changed since key %s was stored", source,
-                   key);
-    else if (rc != MC_ENOENT)
-        mc_info("%s: %s", source, err.msg);
-    mc_plugin_count(cache.dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
-
-    if (hit) {
-        mc_err_clear(&err);
-        if (mc_variant_materialize(vpath.s, t.source, t.source_real,
-                                   e.variant.s, e.variant.len, &err)) {
-            /* Cannot write the variant: the original is always right. */
-            mc_info("%s: %s; using the original", source, err.msg);
-            res = mc_strdup(source);
-            goto out;
-        }
-        mc_cache_touch(&cache, &e);
-        if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
-            emit_rule(&t, key, vpath.s, mode, 1);
-        res = mc_buf_detach(&vpath, NULL);
-        goto out;
-    }
-    if (!strcmp(mode, "cache") || !strcmp(mode, "verify")) {
-        res = mc_strdup(source);
-        goto out;
-    }
-    /* A miss: a variant file left from an older entry is stale. */
-    unlink(vpath.s);
-    mc_err_clear(&err);
-    if (mc_variant_mark_source(vpath.s, t.source_real, &err))
-        mc_info("%s: %s", source, err.msg);
-    if (emit_rule(&t, key, vpath.s, mode, !strcmp(mode, "refresh"))) {
-        mc_plugin_fail("out of memory");
-        goto out;
-    }
-    res = mc_buf_detach(&vpath, NULL);
+    if (look_up(&t, source, &cache, key, mode, &e))
+        res = on_hit(&t, source, &cache, &e, key, &vpath, mode);
+    else
+        res = on_miss(&t, source, key, &vpath, mode);
 out:
     mc_entry_release(&e);
     mc_cache_release(&cache);
