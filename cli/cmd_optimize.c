@@ -36,6 +36,8 @@
 #include "hash.h"
 #include "lang.h"
 #include "log.h"
+#include "native.h"
+#include "paths.h"
 #include "prompt.h"
 #include "remote.h"
 #include "spawn.h"
@@ -97,6 +99,29 @@ parse_opts(int argc, char **argv, struct opts *o)
     return 0;
 }
 
+/* DEPS (from -MM) but T's source as "HASH PATH" lines in OUT: a path
+ * inside make's directory relative to it, as the lookup reads it, so the
+ * entry holds for the same checkout elsewhere. */
+static void
+add_includes(const struct mc_target *t, const struct mc_strv *deps,
+             struct mc_buf *out)
+{
+    char cwd[PATH_MAX];
+    size_t i;
+
+    if (!getcwd(cwd, sizeof(cwd)))
+        cwd[0] = '\0';
+    for (i = 0; i < deps->n; i++) {
+        char hex[MC_KEY_HEX + 1];
+
+        if (!strcmp(deps->v[i], t->source))
+            continue;
+        if (mc_hash_file_hex(deps->v[i], hex, NULL))
+            continue; /* gone already: the next lookup misses anyway */
+        mc_buf_addf(out, "%s %s\n", hex, mc_path_in_dir(deps->v[i], cwd));
+    }
+}
+
 /*
  * The include files of T (from the compiler's -MM), each with its hash,
  * as "HASH PATH\n" lines in OUT. System headers are left out: the
@@ -112,7 +137,6 @@ record_includes(const struct mc_target *t, struct mc_buf *out,
     struct mc_buf word = MC_BUF_INIT;
     enum mc_code rc;
     const char *p;
-    size_t i;
 
     mc_spawn_result_init(&r);
     rc = mc_shell_split(t->compiler, &argv, err);
@@ -151,15 +175,7 @@ record_includes(const struct mc_target *t, struct mc_buf *out,
     }
     if (word.len && mc_strv_push(&deps, word.s))
         goto oom;
-    for (i = 0; i < deps.n; i++) {
-        char hex[MC_KEY_HEX + 1];
-
-        if (!strcmp(deps.v[i], t->source))
-            continue;
-        if (mc_hash_file_hex(deps.v[i], hex, NULL))
-            continue; /* gone already: the next lookup misses anyway */
-        mc_buf_addf(out, "%s %s\n", hex, deps.v[i]);
-    }
+    add_includes(t, &deps, out);
     if (mc_buf_status(out) || mc_buf_status(&word))
         goto oom;
     goto out;
@@ -400,6 +416,8 @@ struct run {
     int remote_state;           /* 0 not looked at, 1 ready, -1 none */
     struct mc_cuda_probe gpu;   /* a CUDA target's device probe */
     int probed_now;             /* this run probed (none remembered) */
+    int native_now;             /* this run resolved isa=native (none
+                                 * remembered) */
     struct mc_entry e;          /* the entry, found or made */
     struct mc_buf src;          /* the original's text */
     const char *reason;         /* why the original is kept */
@@ -609,6 +627,20 @@ set_up_gpu(struct run *r)
     return 0;
 }
 
+/* isa=native: the architecture -march=native is on this machine,
+ * resolved now when none is remembered (the plugin only reads it). */
+static int
+set_up_native(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+
+    if (mc_native_set_target(r->t, 1, &r->native_now, &err)) {
+        mc_error("%s: %s", r->t->source, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 /* The target, the mode (off prints SOURCE) and the build. */
 static int
 step_set_up(struct run *r, int argc, char **argv)
@@ -637,7 +669,44 @@ step_set_up(struct run *r, int argc, char **argv)
     status = mc_target_setup_build(&r->ts, &r->o.build);
     if (!status && mc_lang_get(r->t->lang)->kernels)
         status = set_up_gpu(r);
+    if (!status)
+        status = set_up_native(r);
     return status ? status : STEP_NEXT;
+}
+
+/* make's --key differs from the key computed here: keep make's, and
+ * say why (the next make run keys the target afresh). */
+static void
+key_differs(struct run *r)
+{
+    const char *src = r->t->source;
+
+    memcpy(r->key, r->o.key, sizeof(r->key));
+    if (r->probed_now && !r->gpu.n)
+        return; /* No device: step_device() says so. */
+    r->store = 0;
+    if (r->probed_now) {
+        /* make keyed the target before its GPU was known. */
+        mc_info("%s: the CUDA devices were probed only now; the next "
+                "build keys the target for them", src);
+        r->benign = 1;
+        r->reason = "the CUDA devices were probed during this build; the "
+                    "next build searches";
+    } else if (r->native_now) {
+        /* make keyed it before -march=native was resolved here. */
+        mc_info("%s: the native architecture (%s) was resolved only now; "
+                "the next build keys the target for it", src,
+                r->t->native_arch ? r->t->native_arch : "unknown");
+        r->benign = 1;
+        r->reason = "the native architecture was resolved during this "
+                    "build; the next build searches";
+    } else {
+        /* The inputs changed between make's parse and this recipe. Keep
+         * the original for now; the next make run keys them afresh. */
+        mc_info("%s: inputs changed while make ran; using the original",
+                src);
+        r->reason = "inputs changed during the build";
+    }
 }
 
 /* The key (--key when the inputs changed since make's parse), the
@@ -653,28 +722,8 @@ step_lock(struct run *r)
         mc_error("%s: %s", t->source, err.msg);
         return 1;
     }
-    if (r->o.key && strcmp(r->o.key, r->key) && r->probed_now &&
-        !r->gpu.n) {
-        /* No device: step_device() says so. */
-        memcpy(r->key, r->o.key, sizeof(r->key));
-    } else if (r->o.key && strcmp(r->o.key, r->key) && r->probed_now) {
-        /* make keyed the target before its GPU was known. */
-        mc_info("%s: the CUDA devices were probed only now; the next "
-                "build keys the target for them", t->source);
-        memcpy(r->key, r->o.key, sizeof(r->key));
-        r->store = 0;
-        r->benign = 1;
-        r->reason = "the CUDA devices were probed during this build; the "
-                    "next build searches";
-    } else if (r->o.key && strcmp(r->o.key, r->key)) {
-        /* The inputs changed between make's parse and this recipe. Keep
-         * the original for now; the next make run keys them afresh. */
-        mc_info("%s: inputs changed while make ran; using the original",
-                t->source);
-        memcpy(r->key, r->o.key, sizeof(r->key));
-        r->store = 0;
-        r->reason = "inputs changed during the build";
-    }
+    if (r->o.key && strcmp(r->o.key, r->key))
+        key_differs(r);
     if (mc_cache_init(&r->cache, mc_conf_get(&t->conf, MC_SET_CACHE_DIR),
                       &err) ||
         mc_variant_path(r->key, mc_target_name(t), &r->vpath)) {
@@ -688,22 +737,49 @@ step_lock(struct run *r)
     return STEP_NEXT;
 }
 
+/* Whether the cached variant may run on this machine (native.h): a
+ * target("arch=X") it has and SOURCE has not names this machine's
+ * architecture, resolved now when none is remembered. */
+static int
+fits_here(struct run *r)
+{
+    struct mc_err err = MC_ERR_INIT;
+    char found[MC_NATIVE_ARCH_MAX], host[MC_NATIVE_ARCH_MAX];
+    int fits = 1;
+
+    if (mc_native_check_variant(r->t, r->e.variant.s, r->e.variant.len, 1,
+                                &fits, found, host, &err)) {
+        mc_info("%s: %s", r->t->source, err.msg);
+        return 0;
+    }
+    if (!fits)
+        mc_info("%s: the cached variant is for arch=%s, this machine is "
+                "%s; %s", r->t->source, found, host[0] ? host : "unknown",
+                strcmp(r->mode, "optimize") ? "using the original"
+                                            : "searching again");
+    return fits;
+}
+
 /* Another make may have stored this key while we waited, or the remote
- * cache has it: a hit (checked again under MAXCODE_MODE=verify). A miss
- * in mode cache is SOURCE (by hand) or the original written as the
- * variant (for a rule). */
+ * cache has it: a hit, if its variant may run here (checked again under
+ * MAXCODE_MODE=verify). A miss in mode cache is SOURCE (by hand) or the
+ * original written as the variant (for a rule). */
 static int
 step_look_up(struct run *r)
 {
-    int hit = 0;
+    int hit = 0, other_arch = 0;
 
     if (r->store && strcmp(r->mode, "refresh")) {
         hit = mc_cache_get(&r->cache, r->key, &r->e, NULL) == MC_OK &&
               mc_entry_includes_valid(&r->e);
         if (hit)
             mc_verbose("%s: key %s is in the cache", r->t->source, r->key);
-        else if (fetch_remote(r))
-            hit = 1;
+        else
+            hit = fetch_remote(r);
+        if (hit && !fits_here(r)) {
+            hit = 0;
+            other_arch = 1;
+        }
     }
     if (hit) {
         if (!strcmp(r->mode, "verify"))
@@ -725,9 +801,12 @@ step_look_up(struct run *r)
         return 0;
     }
     if (!strcmp(r->mode, "verify")) {
-        /* The entry went away since make looked: keep the original. */
+        /* The entry went away since make looked, or it is for another
+         * machine: keep the original. */
         r->store = 0;
-        r->reason = "the entry to verify is gone";
+        r->reason = other_arch ? "the cached variant is for another "
+                                 "architecture"
+                               : "the entry to verify is gone";
     }
     return STEP_NEXT;
 }

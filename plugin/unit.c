@@ -8,7 +8,9 @@
  *   - the same path, plus a rule whose recipe runs the search (a miss);
  *   - SOURCE (mode off, or cache/verify on a miss).
  * It runs in make's only thread, so it does nothing slow: no compiler,
- * no preprocessor, no search. The rule it emits:
+ * no preprocessor, no search (a MAXCODE_COMPILER_CHECK command is the
+ * exception: it runs once per compiler binary and machine, then its
+ * result is remembered; compiler.h). The rule it emits:
  *
  *   .maxcode/<key>/<name>: SOURCE LINK... INPUTS... [.maxcode-force]
  *   <TAB>+@MAXCODE_X=... /path/to/maxcode optimize --key <key> \
@@ -32,6 +34,7 @@
 #include "lang.h"
 #include "log.h"
 #include "mark.h"
+#include "native.h"
 #include "paths.h"
 #include "strv.h"
 #include "target.h"
@@ -309,18 +312,73 @@ set_gpu(struct mc_target *t, int *none, struct mc_err *err)
     return rc;
 }
 
-/* Look KEY up in CACHE for SOURCE and count the hit or miss: 1 on a
- * hit whose headers are unchanged (E holds the entry), else 0. */
+/* Key T (SOURCE as written in the call): its build, its GPU or native
+ * architecture as this machine remembers them (make's thread runs
+ * neither the device probe nor the compiler), the key. *NO_GPU: a
+ * CUDA target on a machine without a device. -1 after reporting an
+ * error to make. */
 static int
-lookup(struct mc_cache *cache, const char *key, const char *source,
-       struct mc_entry *e)
+key_unit(struct mc_target *t, const char *source, char key[MC_KEY_HEX + 1],
+         int *no_gpu)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_key_versions versions;
+    int from_db = 0;
+
+    mc_key_versions_current(&versions);
+    if (mc_target_resolve_build(t, any_var, NULL, &from_db, &err) ||
+        set_gpu(t, no_gpu, &err) ||
+        mc_native_set_target(t, 0, NULL, &err) ||
+        mc_target_key_with(t, &versions,
+                           mc_log_get_level() == MC_LOG_VERBOSE, key,
+                           &err)) {
+        mc_plugin_fail("%s: %s", source, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the variant of E may run on this machine: a target("arch=X")
+ * it has and SOURCE has not must name this machine's architecture, as
+ * remembered (native.h). Says why not. */
+static int
+fits_here(const struct mc_target *t, const char *source,
+          const struct mc_entry *e, const char *mode)
+{
+    struct mc_err err = MC_ERR_INIT;
+    char found[MC_NATIVE_ARCH_MAX], host[MC_NATIVE_ARCH_MAX];
+    int fits = 1, keep = !strcmp(mode, "cache") || !strcmp(mode, "verify");
+
+    if (mc_native_check_variant(t, e->variant.s, e->variant.len, 0, &fits,
+                                found, host, &err)) {
+        mc_info("%s: %s", source, err.msg);
+        return 0;
+    }
+    if (!fits && host[0])
+        mc_info("%s: the cached variant is for arch=%s, this machine is "
+                "%s; %s", source, found, host,
+                keep ? "using the original" : "searching again");
+    else if (!fits)
+        mc_info("%s: the cached variant is for arch=%s, and this "
+                "machine's architecture is not resolved yet; %s", source,
+                found, keep ? "using the original"
+                            : "the search recipe checks it");
+    return fits;
+}
+
+/* Look KEY up for T: a hit when the entry is there, its headers are
+ * unchanged and its variant fits this machine. Counted either way. */
+static int
+look_up(const struct mc_target *t, const char *source,
+        struct mc_cache *cache, const char *key, const char *mode,
+        struct mc_entry *e)
 {
     struct mc_err err = MC_ERR_INIT;
     enum mc_code rc = mc_cache_get(cache, key, e, &err);
     int hit = 0;
 
     if (rc == MC_OK && mc_entry_includes_valid(e))
-        hit = 1;
+        hit = fits_here(t, source, e, mode);
     else if (rc == MC_OK)
         mc_verbose("%s: a header changed since key %s was stored", source,
                    key);
@@ -329,6 +387,7 @@ lookup(struct mc_cache *cache, const char *key, const char *source,
     mc_plugin_count(cache->dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
     return hit;
 }
+
 
 /* The expansion of a hit on entry E: its variant at VPATH (mc_malloc'd),
  * or SOURCE (as the call wrote it) when the variant cannot be written. */
@@ -371,6 +430,17 @@ plan_search(struct mc_target *t, const char *source, const char *key,
     return mc_buf_detach(vpath, NULL);
 }
 
+/* MAXCODE_MODE of T, with T's MAXCODE_LOG in force. */
+static const char *
+unit_mode(const struct mc_target *t)
+{
+    enum mc_log_level level;
+
+    if (!mc_log_parse_level(mc_conf_get(&t->conf, MC_SET_LOG), &level))
+        mc_log_set_level(level);
+    return mc_conf_get(&t->conf, MC_SET_MODE);
+}
+
 /*
  * The work of one $(maxcode ...) call: SOURCE with the option strings
  * OPTS. Returns the expansion (mc_malloc'd) or NULL after reporting an
@@ -385,11 +455,10 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     struct mc_target t;
     struct mc_cache cache = {NULL};
     struct mc_conf base;
-    struct mc_key_versions versions;
     char key[MC_KEY_HEX + 1];
     const char *mode = "off";
     char *res = NULL;
-    int from_db = 0, hit = -1, conf_ok = 0, no_gpu = 0;
+    int hit = -1, conf_ok = 0, no_gpu = 0;
 
     mc_entry_init(&e);
     memset(&t, 0, sizeof(t));
@@ -406,28 +475,12 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
                        err.msg);
         goto out;
     }
-    mode = mc_conf_get(&t.conf, MC_SET_MODE);
-    {
-        enum mc_log_level level;
-        if (!mc_log_parse_level(mc_conf_get(&t.conf, MC_SET_LOG), &level))
-            mc_log_set_level(level);
-    }
-    if (!strcmp(mode, "off")) {
-        res = mc_strdup(source);
+    mode = unit_mode(&t);
+    if (strcmp(mode, "off") && key_unit(&t, source, key, &no_gpu))
         goto out;
-    }
-    mc_key_versions_current(&versions);
-    if (mc_target_resolve_build(&t, any_var, NULL, &from_db, &err) ||
-        set_gpu(&t, &no_gpu, &err) ||
-        mc_target_key_with(&t, &versions,
-                           mc_log_get_level() == MC_LOG_VERBOSE, key,
-                           &err)) {
-        mc_plugin_fail("%s: %s", source, err.msg);
-        goto out;
-    }
-    if (no_gpu) {
-        /* Nothing to search on, nothing to cache: a later build on a
-         * machine with a GPU keys the target for it. */
+    if (!strcmp(mode, "off") || no_gpu) {
+        /* No GPU: nothing to search on, nothing to cache; a later build
+         * on a machine with a GPU keys the target for it. */
         res = mc_strdup(source);
         goto out;
     }
@@ -437,7 +490,7 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         mc_plugin_fail("out of memory");
         goto out;
     }
-    hit = lookup(&cache, key, source, &e);
+    hit = look_up(&t, source, &cache, key, mode, &e);
     if (hit)
         res = use_hit(&t, source, &cache, &e, key, &vpath, mode);
     else if (!strcmp(mode, "verify") ||

@@ -45,6 +45,28 @@ split(const char *path, char **store, char *parts[])
     return n;
 }
 
+const char *
+mc_path_in_dir(const char *path, const char *dir)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    const char *p;
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (path[0] != '/' || !n || dir[0] != '/' || strncmp(path, dir, n))
+        return path;
+    p = path + n;
+    if (n > 1 && *p != '/')
+        return path; /* "/src/px" is not inside "/src/p" */
+    for (;;) {
+        p += strspn(p, "/");
+        if (p[0] != '.' || p[1] != '/')
+            break;
+        p += 2;
+    }
+    return *p ? p : path;
+}
+
 char *
 mc_path_relative(const char *from, const char *to)
 {

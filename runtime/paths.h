@@ -24,6 +24,15 @@
 char *mc_path_relative(const char *from, const char *to);
 
 /*
+ * PATH as a name that does not depend on where DIR is: when PATH is
+ * absolute and inside the absolute directory DIR, the rest of it after
+ * DIR and its slashes (and any leading "./"), else PATH itself.
+ * "/src/p/hot.c" in "/src/p" is "hot.c"; "/src/p" itself and
+ * "/src/px/hot.c" stay as they are. Returns a pointer into PATH.
+ */
+const char *mc_path_in_dir(const char *path, const char *dir);
+
+/*
  * The directory of the running executable, resolved through
  * /proc/self/exe. The caller frees *OUT with mc_free().
  */

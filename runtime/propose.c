@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "ctext.h"
 #include "mark.h"
+#include "native.h"
 #include "spawn.h"
 
 #include <ctype.h>
@@ -117,35 +118,17 @@ allowed(const struct mc_builtin *b)
     return m & b->applicable & ~b->banned & ~b->blamed;
 }
 
-/* What -march=native means for T's compiler, as the driver resolves
- * it, into B->arch ("" when it cannot tell). */
+/* What -march=native means for T's compiler, into B->arch ("" when it
+ * cannot tell): the architecture T's key has, when its caller resolved
+ * it (a "cpu-" hash of the CPU's flags is no name -march takes), else
+ * as the driver resolves it now. */
 static void
 native_arch(struct mc_builtin *b, const struct mc_target *t)
 {
-    struct mc_strv nat = MC_STRV_INIT;
-    struct mc_spawn_opts no = {.timeout_s = 60, .stdin_path = "/dev/null"};
-    struct mc_spawn_result r;
-    const char *p;
-
-    mc_spawn_result_init(&r);
-    mc_shell_split(t->compiler, &nat, NULL);
-    mc_strv_push(&nat, "-march=native");
-    mc_strv_push(&nat, "-E");
-    mc_strv_push(&nat, "-v");
-    mc_strv_push(&nat, "-");
-    if (nat.v && mc_spawn(nat.v, &no, &r, NULL) == MC_OK) {
-        for (p = r.err.s; (p = strstr(p, "-march=")) != NULL; p += 7) {
-            size_t n = strspn(p + 7, "abcdefghijklmnopqrstuvwxyz"
-                                     "0123456789-");
-            if (n && n < sizeof(b->arch) && strncmp(p + 7, "native", 6)) {
-                memcpy(b->arch, p + 7, n);
-                b->arch[n] = '\0';
-                break;
-            }
-        }
-    }
-    mc_spawn_result_release(&r);
-    mc_strv_release(&nat);
+    if (!t->native_arch)
+        mc_native_march(t->compiler, b->arch, sizeof(b->arch));
+    else if (strncmp(t->native_arch, "cpu-", 4))
+        snprintf(b->arch, sizeof(b->arch), "%s", t->native_arch);
 }
 
 /* The compiler family of T (gcc or clang, from `CC --version`) into B. */

@@ -8,8 +8,10 @@
 #include "alloc.h"
 #include "buf.h"
 #include "compdb.h"
+#include "compiler.h"
 #include "file.h"
 #include "mark.h"
+#include "paths.h"
 #include "spawn.h"
 
 #include <ctype.h>
@@ -17,7 +19,6 @@
 #include <glob.h>
 #include <math.h>
 
-#define IDENT_SLOTS    16 /* compiler identities memoized per process */
 #define TREE_DEPTH_MAX 32 /* directories of files= hashed, nested */
 #define BINS           3  /* bins=S1+S2+S3 */
 
@@ -778,6 +779,7 @@ mc_target_release(struct mc_target *t)
     mc_strv_release(&t->flags);
     mc_free(t->linker);
     mc_free(t->gpu);
+    mc_free(t->native_arch);
     mc_strv_release(&t->ldflags);
     mc_strv_release(&t->ldlibs);
     mc_strv_release(&t->files);
@@ -828,61 +830,6 @@ mc_target_name(const struct mc_target *t)
     return slash ? slash + 1 : t->source;
 }
 
-/* ---- compiler identity, memoized per process ---- */
-
-struct ident {
-    char *compiler, *identity;
-};
-static struct ident idents[IDENT_SLOTS];
-
-const char *
-mc_compiler_identity(const char *compiler)
-{
-    struct mc_strv words = MC_STRV_INIT;
-    struct mc_buf b = MC_BUF_INIT;
-    char *exe = NULL, *real = NULL;
-    struct stat st;
-    size_t i, slot = MC_ARRAY_SIZE(idents);
-
-    for (i = 0; i < MC_ARRAY_SIZE(idents); i++) {
-        if (idents[i].compiler && !strcmp(idents[i].compiler, compiler))
-            return idents[i].identity;
-        if (!idents[i].compiler && slot == MC_ARRAY_SIZE(idents))
-            slot = i;
-    }
-    /* The whole command counts ("ccache gcc", "gcc -m32"), plus the
-     * binary behind its first word. */
-    mc_buf_addf(&b, "%s", compiler);
-    if (mc_shell_split(compiler, &words, NULL) == MC_OK && words.n &&
-        (exe = mc_spawn_which(words.v[0])) != NULL &&
-        (real = realpath(exe, NULL)) != NULL && stat(real, &st) == 0)
-        mc_buf_addf(&b, "|%s|%lld|%lld.%09ld", real, (long long)st.st_size,
-                    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-    else
-        mc_buf_adds(&b, "|unresolved");
-    free(real); /* from realpath() */
-    mc_free(exe);
-    mc_strv_release(&words);
-    if (mc_buf_status(&b))
-        return NULL;
-    if (slot == MC_ARRAY_SIZE(idents)) {
-        /* Full: reuse the last slot; still correct, just not memoized. */
-        slot = MC_ARRAY_SIZE(idents) - 1;
-        mc_free(idents[slot].compiler);
-        mc_free(idents[slot].identity);
-        idents[slot].compiler = idents[slot].identity = NULL;
-    }
-    idents[slot].compiler = mc_strdup(compiler);
-    idents[slot].identity = mc_buf_detach(&b, NULL);
-    if (!idents[slot].compiler || !idents[slot].identity) {
-        mc_free(idents[slot].compiler);
-        mc_free(idents[slot].identity);
-        idents[slot].compiler = idents[slot].identity = NULL;
-        return NULL;
-    }
-    return idents[slot].identity;
-}
-
 /* Hash PATH (a file, or a directory with everything under it, in name
  * order) by name and content; DEPTH guards against a loop. */
 static enum mc_code
@@ -926,92 +873,148 @@ hash_tree(struct mc_hash *h, const char *path, int depth,
     return rc;
 }
 
+/* The identity of the compiler COMPILER of T into *OUT. */
+static enum mc_code
+identity(const struct mc_target *t, const char *compiler, const char **out,
+         struct mc_err *err)
+{
+    return mc_compiler_identity(compiler,
+                                mc_conf_get(&t->conf, MC_SET_COMPILER_CHECK),
+                                mc_conf_get(&t->conf, MC_SET_CACHE_DIR), out,
+                                err);
+}
+
+/* The build: compiler, GPU or native architecture, flags, linker. */
+static enum mc_code
+hash_build(struct mc_hash *h, const struct mc_target *t, struct mc_err *err)
+{
+    const char *ident;
+    enum mc_code rc;
+    size_t i;
+
+    if ((rc = identity(t, t->compiler ? t->compiler : "", &ident, err)))
+        return rc;
+    mc_hash_field_str(h, "compiler", ident);
+    if (mc_lang_get(t->lang)->kernels)
+        /* A variant tuned on one GPU is not served on another. */
+        mc_hash_field_str(h, "gpu", t->gpu ? t->gpu : "unprobed");
+    if (!strcmp(mc_target_get(t, MC_OPT_ISA), "native"))
+        /* Nor one tuned for one CPU on another. */
+        mc_hash_field_str(h, "native-arch", t->native_arch
+                                                ? t->native_arch
+                                                : MC_NATIVE_UNRESOLVED);
+    for (i = 0; i < t->flags.n; i++)
+        mc_hash_field_str(h, "flag", t->flags.v[i]);
+    if (t->linker) {
+        if ((rc = identity(t, t->linker, &ident, err)))
+            return rc;
+        mc_hash_field_str(h, "linker", ident);
+    }
+    for (i = 0; i < t->ldflags.n; i++)
+        mc_hash_field_str(h, "ldflag", t->ldflags.v[i]);
+    for (i = 0; i < t->ldlibs.n; i++)
+        mc_hash_field_str(h, "ldlib", t->ldlibs.v[i]);
+    return MC_OK;
+}
+
+/* Each file of LIST by name (relative to CWD when inside it) and
+ * contents, as fields NAME-name and NAME. */
+static enum mc_code
+hash_files(struct mc_hash *h, const char *name, const struct mc_strv *list,
+           const char *cwd, struct mc_err *err)
+{
+    char field[32];
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    snprintf(field, sizeof(field), "%s-name", name);
+    for (i = 0; i < list->n && !rc; i++) {
+        mc_hash_field_str(h, field, mc_path_in_dir(list->v[i], cwd));
+        rc = mc_hash_field_file(h, name, list->v[i], err);
+    }
+    return rc;
+}
+
+/* SOURCE, link files, inputs and files= trees. */
+static enum mc_code
+hash_sources(struct mc_hash *h, const struct mc_target *t,
+             struct mc_err *err)
+{
+    char cwd[PATH_MAX];
+    enum mc_code rc;
+    size_t i;
+
+    if (!getcwd(cwd, sizeof(cwd)))
+        cwd[0] = '\0';
+    /* The path matters: the variant's #line and include rewriting name
+     * it, and two copies of a file in two directories are two units.
+     * Where the checkout is does not. */
+    mc_hash_field_str(h, "source-name", mc_path_in_dir(t->source, cwd));
+    if (t->text.cap)
+        mc_hash_field(h, "source", t->text.s, t->text.len);
+    else if ((rc = mc_hash_field_file(h, "source", t->source, err)))
+        return rc;
+    if ((rc = hash_build(h, t, err)) ||
+        (rc = hash_files(h, "link", &t->link, cwd, err)) ||
+        (rc = hash_files(h, "input", &t->inputs, cwd, err)) ||
+        (rc = hash_files(h, "bench-input", &t->bench_inputs, cwd, err)))
+        return rc;
+    for (i = 0; i < t->files.n && !rc; i++)
+        rc = hash_tree(h, t->files.v[i], 0, err);
+    return rc;
+}
+
+/* Every other option's effective value, the model, and for a
+ * model-driven search what shapes its prompts. */
+static void
+hash_options(struct mc_hash *h, const struct mc_target *t,
+             const struct mc_key_versions *v)
+{
+    size_t i;
+
+    for (i = 0; i < MC_OPT__COUNT; i++) {
+        if (i == MC_OPT_LINK || i == MC_OPT_INPUTS ||
+            i == MC_OPT_BENCH_INPUTS || i == MC_OPT_CFLAGS ||
+            i == MC_OPT_FILES)
+            continue; /* hashed by content */
+        mc_hash_field_str(h, opts[i].name, mc_target_get(t, (enum mc_opt)i));
+    }
+    mc_hash_field_str(h, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
+    if (!strcmp(mc_target_proposer(t), "llm")) {
+        const char *critic = mc_conf_get(&t->conf, MC_SET_CRITIC_MODEL);
+
+        mc_hash_field_str(h, "proposer-resolved", "llm");
+        mc_hash_field_str(h, "llm-api",
+                          mc_conf_get(&t->conf, MC_SET_LLM_API));
+        mc_hash_field_str(h, "critic-model",
+                          *critic ? critic
+                                  : mc_conf_get(&t->conf, MC_SET_MODEL));
+        mc_hash_field_str(h, "prompt-version", v->prompt_version);
+    }
+}
+
 enum mc_code
 mc_target_key_with(const struct mc_target *t, const struct mc_key_versions *v,
                    int trace, char hex[MC_KEY_HEX + 1], struct mc_err *err)
 {
     struct mc_digest d;
     struct mc_hash h;
-    enum mc_code rc = MC_OK;
-    const char *ident;
-    size_t i;
+    enum mc_code rc;
 
     if (!v || !v->entry_format || !v->prompt_version)
         return mc_err_set(err, MC_EINTERNAL, "the key's versions are "
                           "not given");
-    ident = mc_compiler_identity(t->compiler ? t->compiler : "");
-    if (!ident)
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
     if (mc_hash_init(&h))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     mc_hash_set_trace(&h, trace);
     mc_hash_field_str(&h, "entry-format", v->entry_format);
     mc_hash_field_str(&h, "lang", mc_lang_get(t->lang)->key_name);
-    /* The path matters: the variant's #line and include rewriting name
-     * it, and two copies of a file in two directories are two units. */
-    mc_hash_field_str(&h, "source-name", t->source);
-    if (t->text.cap)
-        mc_hash_field(&h, "source", t->text.s, t->text.len);
-    else if ((rc = mc_hash_field_file(&h, "source", t->source, err)))
-        goto out;
-    mc_hash_field_str(&h, "compiler", ident);
-    if (mc_lang_get(t->lang)->kernels)
-        /* A variant tuned on one GPU is not served on another. */
-        mc_hash_field_str(&h, "gpu", t->gpu ? t->gpu : "unprobed");
-    for (i = 0; i < t->flags.n; i++)
-        mc_hash_field_str(&h, "flag", t->flags.v[i]);
-    if (t->linker) {
-        ident = mc_compiler_identity(t->linker);
-        if (!ident) {
-            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-            goto out;
-        }
-        mc_hash_field_str(&h, "linker", ident);
+    rc = hash_sources(&h, t, err);
+    if (!rc) {
+        hash_options(&h, t, v);
+        mc_hash_digest(&h, &d);
+        mc_digest_hex(&d, hex);
     }
-    for (i = 0; i < t->ldflags.n; i++)
-        mc_hash_field_str(&h, "ldflag", t->ldflags.v[i]);
-    for (i = 0; i < t->ldlibs.n; i++)
-        mc_hash_field_str(&h, "ldlib", t->ldlibs.v[i]);
-    for (i = 0; i < t->link.n && !rc; i++) {
-        mc_hash_field_str(&h, "link-name", t->link.v[i]);
-        rc = mc_hash_field_file(&h, "link", t->link.v[i], err);
-    }
-    for (i = 0; i < t->inputs.n && !rc; i++) {
-        mc_hash_field_str(&h, "input-name", t->inputs.v[i]);
-        rc = mc_hash_field_file(&h, "input", t->inputs.v[i], err);
-    }
-    for (i = 0; i < t->bench_inputs.n && !rc; i++) {
-        mc_hash_field_str(&h, "bench-input-name", t->bench_inputs.v[i]);
-        rc = mc_hash_field_file(&h, "bench-input", t->bench_inputs.v[i],
-                                err);
-    }
-    for (i = 0; i < t->files.n && !rc; i++)
-        rc = hash_tree(&h, t->files.v[i], 0, err);
-    if (rc)
-        goto out;
-    for (i = 0; i < MC_OPT__COUNT; i++) {
-        if (i == MC_OPT_LINK || i == MC_OPT_INPUTS ||
-            i == MC_OPT_BENCH_INPUTS || i == MC_OPT_CFLAGS ||
-            i == MC_OPT_FILES)
-            continue; /* hashed above, by content */
-        mc_hash_field_str(&h, opts[i].name,
-                          mc_target_get(t, (enum mc_opt)i));
-    }
-    mc_hash_field_str(&h, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
-    if (!strcmp(mc_target_proposer(t), "llm")) {
-        const char *critic = mc_conf_get(&t->conf, MC_SET_CRITIC_MODEL);
-
-        mc_hash_field_str(&h, "proposer-resolved", "llm");
-        mc_hash_field_str(&h, "llm-api",
-                          mc_conf_get(&t->conf, MC_SET_LLM_API));
-        mc_hash_field_str(&h, "critic-model",
-                          *critic ? critic
-                                  : mc_conf_get(&t->conf, MC_SET_MODEL));
-        mc_hash_field_str(&h, "prompt-version", v->prompt_version);
-    }
-    mc_hash_digest(&h, &d);
-    mc_digest_hex(&d, hex);
-out:
     mc_hash_release(&h);
     return rc;
 }

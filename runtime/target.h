@@ -72,7 +72,15 @@ struct mc_target {
     char *gpu;                 /* a CUDA target's GPU identity
                                 * (mc_cuda_set_identity()), set by the
                                 * caller before keying; NULL: unprobed */
+    char *native_arch;         /* isa=native: what -march=native is on
+                                * this machine (mc_native_set_target()),
+                                * set by the caller before keying; NULL:
+                                * unresolved, keyed as
+                                * MC_NATIVE_UNRESOLVED */
 };
+
+#define MC_NATIVE_UNRESOLVED "native:unresolved"
+
 
 /*
  * Where SOURCE, link files and input globs that are not found relative
@@ -125,14 +133,6 @@ void mc_target_release(struct mc_target *t);
 const char *mc_target_get(const struct mc_target *t, enum mc_opt opt);
 
 /*
- * The identity of COMPILER (its first word resolved through PATH, with
- * the binary's size and modification time). Each distinct COMPILER is
- * resolved once per process, which is once per make run in the plugin.
- * Returns a string owned by the cache, or NULL if out of memory.
- */
-const char *mc_compiler_identity(const char *compiler);
-
-/*
  * The versions a content key hashes besides the unit itself: of what
  * reads the cache entry, and of what writes the model's prompts. The
  * target module knows neither (it does not include cache.h or
@@ -149,12 +149,17 @@ struct mc_key_versions {
 
 /*
  * Compute T's content key into HEX: XXH3-128 over V's entry format,
- * the language, source bytes, compiler identity, flags, link files,
- * inputs, and every option's effective value (DESIGN 1.2), the model,
- * and for a model-driven search the API, the critic model and V's
- * prompt version. T->compiler and T->flags must be set. With TRACE, each
- * field is logged (verbose). A NULL V or a NULL field of V is
- * MC_EINTERNAL.
+ * the language, SOURCE's name and bytes, the compiler identity
+ * (mc_compiler_identity() under T's MAXCODE_COMPILER_CHECK, remembered
+ * under its MAXCODE_CACHE_DIR), the GPU or the native architecture
+ * where they apply, flags, link files, inputs, and every option's
+ * effective value (DESIGN 1.2), the model, and for a model-driven
+ * search the API, the critic model and V's prompt version. Names of
+ * files (SOURCE, link, inputs) written as absolute paths inside the
+ * current directory are hashed relative to it, so a checkout keys the
+ * same wherever it is. T->compiler and T->flags must be set. With
+ * TRACE, each field is logged (verbose). A NULL V or a NULL field of V
+ * is MC_EINTERNAL; a compiler check command that fails is MC_EINVAL.
  */
 enum mc_code mc_target_key_with(const struct mc_target *t,
                                 const struct mc_key_versions *v, int trace,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * test-paths.c: relative paths and the plugin lookup order.
+ * test-paths.c: relative paths, paths inside a directory and the
+ * plugin lookup order.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -26,6 +27,26 @@ test_paths__relative(void)
     check_rel("/a/b", "/a/b", ".");
     check_rel("/opt/x/bin", "/usr/lib", "../../../usr/lib");
     ok(mc_path_relative("bin", "/usr") == NULL, "relative input is refused");
+}
+
+static void
+test_paths__in_dir(void)
+{
+    is_str(mc_path_in_dir("/src/p/hot.c", "/src/p"), "hot.c",
+           "inside: relative");
+    is_str(mc_path_in_dir("/src/p//./sub/hot.c", "/src/p/"), "sub/hot.c",
+           "slashes and ./ are dropped");
+    is_str(mc_path_in_dir("/src/px/hot.c", "/src/p"), "/src/px/hot.c",
+           "a sibling with a longer name is not inside");
+    is_str(mc_path_in_dir("/src/p", "/src/p"), "/src/p",
+           "the directory itself stays");
+    is_str(mc_path_in_dir("/other/hot.c", "/src/p"), "/other/hot.c",
+           "outside: as written");
+    is_str(mc_path_in_dir("src/hot.c", "/src/p"), "src/hot.c",
+           "relative: as written");
+    is_str(mc_path_in_dir("/hot.c", "/"), "hot.c", "the root directory");
+    is_str(mc_path_in_dir("/src/p/hot.c", ""), "/src/p/hot.c",
+           "no directory: as written");
 }
 
 static void
@@ -95,6 +116,7 @@ int
 main(void)
 {
     TAP_RUN(test_paths__relative);
+    TAP_RUN(test_paths__in_dir);
     TAP_RUN(test_paths__plugin_lookup_order);
     return tap_done();
 }

@@ -263,7 +263,9 @@ main(void)
 {
     char cmd[64];
 
-    if (!mkdtemp(dir) || chdir(dir) || mkdir("t", 0755)) {
+    /* The compiler identity is remembered under the cache: here. */
+    if (!mkdtemp(dir) || setenv("XDG_CACHE_HOME", dir, 1) || chdir(dir) ||
+        mkdir("t", 0755)) {
         printf("Bail out! no scratch directory\n");
         return 1;
     }
