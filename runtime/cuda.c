@@ -6,6 +6,7 @@
 #include "cuda.h"
 #include "alloc.h"
 #include "file.h"
+#include "native.h"
 #include "spawn.h"
 #include "strv.h"
 
@@ -75,10 +76,7 @@ remembered_path(const char *cache_dir, struct mc_buf *b)
 {
     char machine[128], boot[128];
 
-    first_line("/etc/machine-id", machine, sizeof(machine));
-    if (!machine[0] && gethostname(machine, sizeof(machine)))
-        snprintf(machine, sizeof(machine), "%s", "machine");
-    machine[sizeof(machine) - 1] = '\0';
+    mc_machine_id(machine, sizeof(machine));
     first_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
     mc_buf_addf(b, "%s/cuda/%s-%s.json", cache_dir, machine,
                 boot[0] ? boot : "boot");

@@ -45,10 +45,8 @@ set_name(char *out, size_t cap, const char *s, size_t n)
 
 /* ---- this machine ---- */
 
-/* This machine's name, as cuda.c names it: /etc/machine-id, else the
- * host name. */
-static void
-machine_id(char *out, size_t cap)
+void
+mc_machine_id(char *out, size_t cap)
 {
     struct mc_buf b = MC_BUF_INIT;
 
@@ -100,7 +98,7 @@ remembered_path(const char *cache_dir, const char *ident, struct mc_buf *p)
     char machine[128], hex[MC_KEY_HEX + 1];
     struct mc_digest d;
 
-    machine_id(machine, sizeof(machine));
+    mc_machine_id(machine, sizeof(machine));
     mc_hash_buffer(ident, strlen(ident), &d);
     mc_digest_hex(&d, hex);
     mc_buf_addf(p, "%s/native/%s-%s.arch", cache_dir, machine, hex);

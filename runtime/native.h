@@ -93,4 +93,9 @@ enum mc_code mc_native_check_variant(const struct mc_target *t,
                                      char host[MC_NATIVE_ARCH_MAX],
                                      struct mc_err *err);
 
+/* This machine's name for the files it remembers (the native
+ * architecture here, the CUDA probe in cuda.c): /etc/machine-id, else
+ * the host name, else "machine"; at most CAP - 1 bytes into OUT. */
+void mc_machine_id(char *out, size_t cap);
+
 #endif /* MC_NATIVE_H */
