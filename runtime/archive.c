@@ -8,44 +8,9 @@
 #include "archive.h"
 #include "alloc.h"
 #include "file.h"
+#include "le.h"
 
 #define TRAILER_LEN 16
-
-static void
-put_u32(uint8_t *p, uint32_t v)
-{
-    int i;
-
-    for (i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
-put_u64(uint8_t *p, uint64_t v)
-{
-    int i;
-
-    for (i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t
-get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    int i;
-
-    for (i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
 
 /* ---- writing ---- */
 
@@ -60,8 +25,8 @@ mc_archive_writer_start(struct mc_archive_writer *w, int fd,
     if (mc_hash_init(&w->h))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     memcpy(hdr, "MCXA", 4);
-    put_u32(hdr + 4, MC_ARCHIVE_VERSION);
-    put_u64(hdr + 8, 0); /* the count, written last */
+    mc_le_put32(hdr + 4, MC_ARCHIVE_VERSION);
+    mc_le_put64(hdr + 8, 0); /* the count, written last */
     return mc_file_write_all(fd, hdr, sizeof(hdr), "the archive", err);
 }
 
@@ -75,7 +40,7 @@ mc_archive_writer_add(struct mc_archive_writer *w, const char *key,
     if (!mc_is_key(key))
         return mc_err_set(err, MC_EINVAL, "bad key '%s'", key);
     memcpy(hdr, key, MC_KEY_HEX);
-    put_u64(hdr + MC_KEY_HEX, len);
+    mc_le_put64(hdr + MC_KEY_HEX, len);
     mc_hash_update(&w->h, hdr, sizeof(hdr));
     mc_hash_update(&w->h, entry, len);
     rc = mc_file_write_all(w->fd, hdr, sizeof(hdr), "the archive", err);
@@ -98,7 +63,7 @@ mc_archive_writer_finish(struct mc_archive_writer *w, struct mc_err *err)
     rc = mc_file_write_all(w->fd, sum.b, sizeof(sum.b), "the archive", err);
     if (rc)
         return rc;
-    put_u64(count, w->count);
+    mc_le_put64(count, w->count);
     do
         n = pwrite(w->fd, count, sizeof(count), 8);
     while (n < 0 && errno == EINTR);
@@ -253,10 +218,10 @@ mc_archive_reader_open(struct mc_archive_reader *r, int fd,
         return rc;
     if (got < sizeof(hdr) || memcmp(hdr, "MCXA", 4))
         return mc_err_set(err, MC_ESYNTAX, "not a maxcode archive");
-    if (get_u32(hdr + 4) != MC_ARCHIVE_VERSION)
+    if (mc_le_get32(hdr + 4) != MC_ARCHIVE_VERSION)
         return mc_err_set(err, MC_ESYNTAX, "archive format %u, expected %u",
-                          (unsigned)get_u32(hdr + 4), MC_ARCHIVE_VERSION);
-    r->count = get_u64(hdr + 8);
+                          (unsigned)mc_le_get32(hdr + 4), MC_ARCHIVE_VERSION);
+    r->count = mc_le_get64(hdr + 8);
     return MC_OK;
 }
 
@@ -320,7 +285,7 @@ read_item_header(struct mc_archive_reader *r, struct mc_archive_item *it,
                           "%llu): the archive is damaged from there", i,
                           at);
     }
-    *len = get_u64(hdr + MC_KEY_HEX);
+    *len = mc_le_get64(hdr + MC_KEY_HEX);
     if (*len > MC_FILE_MAX)
         return mc_err_set(err, MC_ESYNTAX, "entry %llu (%s) claims %llu "
                           "bytes (at byte %llu): the archive is damaged "

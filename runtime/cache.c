@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "log.h"
+#include "le.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -81,44 +82,11 @@ mc_cache_path(const struct mc_cache *c, const char *key, const char *suffix,
 }
 
 static void
-put_u32(uint8_t *p, uint32_t v)
-{
-    int i;
-    for (i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
-put_u64(uint8_t *p, uint64_t v)
-{
-    int i;
-    for (i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t
-get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    int i;
-    for (i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void
 add_section(struct mc_buf *b, const char *tag, const struct mc_buf *data)
 {
     uint8_t len[8];
 
-    put_u64(len, data->len);
+    mc_le_put64(len, data->len);
     mc_buf_add(b, tag, 4);
     mc_buf_add(b, len, 8);
     mc_buf_add(b, data->s, data->len);
@@ -136,10 +104,10 @@ mc_entry_encode(const struct mc_entry *e, struct mc_buf *b)
     payload = SECTIONS * SECTION_HDR + e->manifest.len + e->variant.len +
               e->includes.len;
     memcpy(hdr, "MCXE", 4);
-    put_u32(hdr + 4, MC_ENTRY_VERSION);
+    mc_le_put32(hdr + 4, MC_ENTRY_VERSION);
     memcpy(hdr + 8, key.b, 16);
-    put_u64(hdr + 24, (uint64_t)e->created);
-    put_u64(hdr + 32, payload);
+    mc_le_put64(hdr + 24, (uint64_t)e->created);
+    mc_le_put64(hdr + 32, payload);
     mc_buf_add(b, hdr, sizeof(hdr));
     add_section(b, "MANI", &e->manifest);
     add_section(b, "VARI", &e->variant);
@@ -161,10 +129,10 @@ mc_entry_decode(const void *data, size_t len, struct mc_entry *e,
 
     if (len < HEADER_LEN + TRAILER_LEN || memcmp(p, "MCXE", 4))
         return mc_err_set(err, MC_ESYNTAX, "not a maxcode entry");
-    if (get_u32(p + 4) != MC_ENTRY_VERSION)
+    if (mc_le_get32(p + 4) != MC_ENTRY_VERSION)
         return mc_err_set(err, MC_ESYNTAX, "entry format %u, expected %u",
-                          (unsigned)get_u32(p + 4), MC_ENTRY_VERSION);
-    payload = get_u64(p + 32);
+                          (unsigned)mc_le_get32(p + 4), MC_ENTRY_VERSION);
+    payload = mc_le_get64(p + 32);
     if (payload != len - HEADER_LEN - TRAILER_LEN)
         return mc_err_set(err, MC_ESYNTAX, "truncated entry (%zu bytes, "
                           "header says %llu)", len,
@@ -175,14 +143,14 @@ mc_entry_decode(const void *data, size_t len, struct mc_entry *e,
         return mc_err_set(err, MC_ESYNTAX, "checksum mismatch");
     memcpy(key.b, p + 8, 16);
     mc_digest_hex(&key, e->key);
-    e->created = (int64_t)get_u64(p + 24);
+    e->created = (int64_t)mc_le_get64(p + 24);
     for (off = HEADER_LEN; off < len - TRAILER_LEN;) {
         uint64_t n;
         struct mc_buf *dst = NULL;
 
         if (len - TRAILER_LEN - off < SECTION_HDR)
             return mc_err_set(err, MC_ESYNTAX, "section header cut short");
-        n = get_u64(p + off + 4);
+        n = mc_le_get64(p + off + 4);
         if (n > len - TRAILER_LEN - off - SECTION_HDR)
             return mc_err_set(err, MC_ESYNTAX, "section runs past the end");
         if (!memcmp(p + off, "MANI", 4))
