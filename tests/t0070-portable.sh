@@ -166,7 +166,8 @@ ARCH=$(host_arch)
 if [ -n "$ARCH" ]; then
   test_expect_success 'a cached variant for another arch is not used there' '
     export MAXCODE_CACHE_DIR="$TRASH/cache-arch" &&
-    llm_project arch "budget=1, critique=off" && cd arch &&
+    llm_project arch "budget=1, critique=off, metric=instructions" &&
+    cd arch &&
     { echo "#pragma GCC target(\"arch=$ARCH\")"; cat v/fast.c; } >v/fa.c &&
     llm_script s.json "" -- v/fa.c && stub_start s.json && llm_env &&
     MAXCODE_NATIVE_ARCH=$ARCH searched && contains err "optimized" &&
