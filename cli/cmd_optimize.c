@@ -502,6 +502,7 @@ remote_failed(struct run *r, const char *msg)
     int first = 1;
 
     r->d.n[MC_STAT_REMOTE_ERRORS]++;
+    r->remote_state = -1; /* this run leaves it alone from now on */
     if (session_marker(r, &m) && !mc_file_mkdirs_for(m.s, &err)) {
         int fd = open(m.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 

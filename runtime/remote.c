@@ -163,6 +163,21 @@ prepare(struct mc_remote *r, const char *key, struct mc_buf *url,
     return MC_OK;
 }
 
+/* URL as messages show it: a user and password in it become "***". */
+static void
+shown_url(const char *url, char *out, size_t cap)
+{
+    const char *host = strstr(url, "://"), *at, *slash;
+
+    host = host ? host + 3 : url;
+    slash = host + strcspn(host, "/");
+    at = memchr(host, '@', (size_t)(slash - host));
+    if (at)
+        snprintf(out, cap, "%.*s***%s", (int)(host - url), url, at);
+    else
+        snprintf(out, cap, "%s", url);
+}
+
 /* Perform R's prepared request: MC_OK on a 2xx, MC_ENOENT on 404, else
  * MC_EIO with what went wrong in ERR. */
 static enum mc_code
@@ -171,9 +186,11 @@ perform(struct mc_remote *r, const char *what, const char *url,
 {
     CURLcode cc = curl_easy_perform(r->curl);
     long status = 0;
+    char shown[256];
 
+    shown_url(url, shown, sizeof(shown));
     if (cc != CURLE_OK)
-        return mc_err_set(err, MC_EIO, "remote %s %s: %s", what, url,
+        return mc_err_set(err, MC_EIO, "remote %s %s: %s", what, shown,
                           errbuf[0] ? errbuf : curl_easy_strerror(cc));
     curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status >= HTTP_OK_MIN && status <= HTTP_OK_MAX)
@@ -181,7 +198,7 @@ perform(struct mc_remote *r, const char *what, const char *url,
     if (status == HTTP_NOT_FOUND)
         return MC_ENOENT;
     return mc_err_set(err, MC_EIO, "remote %s %s: HTTP status %ld", what,
-                      url, status);
+                      shown, status);
 }
 
 enum mc_code
@@ -231,9 +248,13 @@ mc_remote_put(struct mc_remote *r, const char *key, const void *data,
         curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &sink);
         rc = perform(r, "PUT", url.s, errbuf, err);
-        if (rc == MC_ENOENT) /* a 404 to a PUT: the path is refused */
+        if (rc == MC_ENOENT) { /* a 404 to a PUT: the path is refused */
+            char shown[256];
+
+            shown_url(url.s, shown, sizeof(shown));
             rc = mc_err_set(err, MC_EIO, "remote PUT %s: HTTP status 404",
-                            url.s);
+                            shown);
+        }
     } else {
         rc = mc_err_set(err, rc, "out of memory");
     }
