@@ -63,9 +63,11 @@ project () {
 	    return 0;
 	}
 	EOF
+  # The recipe drops LD_PRELOAD: with an ASan plugin, run_make preloads
+  # the ASan runtime into make, and nvcc crashes under it.
   printf '%s\n' "load $PLUGIN" 'NVCC = nvcc' \
     'prog: $(maxcode kern.cu, kernel=scale, link=harness.cu) harness.cu' \
-    '>$(NVCC) -o $@ $^' | tabify >"$1/Makefile"
+    '>env -u LD_PRELOAD $(NVCC) -o $@ $^' | tabify >"$1/Makefile"
 }
 
 # key_of MAKE-ARGS...: the key of kern.cu's variant in `make -n`.
