@@ -1,122 +1,762 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * propose.c: the built-in, compiler-guided proposer: knobs, their
- * rendering as directives, the choice policy and the rule-based critique.
- * Rendering copies the original line by line: loop pragmas go before the
- * lines that start innermost loops, and for CUDA the kernel-level knobs
- * are insertions at offsets inside the kernels' spans (the name, the
- * pointer parameters, the math calls), found in the blanked text.
+ * propose.c: the built-in, compiler-guided proposer: its knob table
+ * (built per target from the code, the profile and the compiler's
+ * probe), the choice policy over it, labels and the rule-based critique.
+ * The text of a variant is written by propose_render.c.
  */
 #include "mc_setup.h"
 #include "propose.h"
 #include "alloc.h"
+#include "ccprobe.h"
+#include "cmodel.h"
 #include "ctext.h"
-#include "mark.h"
 #include "native.h"
 #include "spawn.h"
 
 #include <ctype.h>
+#include <math.h>
 
-enum {
-    K_O3 = 1ul << 0,
-    K_UNROLL_LOOPS = 1ul << 1,
-    K_VECT_UNLIMITED = 1ul << 2,
-    K_LOOP_DIST = 1ul << 3,
-    K_UNROLL_JAM = 1ul << 4,
-    K_FAST_MATH = 1ul << 5,
-    K_ISA = 1ul << 6,
-    K_PRAGMA_UNROLL4 = 1ul << 7,
-    K_PRAGMA_UNROLL8 = 1ul << 8,
-    K_IVDEP = 1ul << 9,
-    K_CLANG_VEC = 1ul << 10,
-    K_RESTRICT = 1ul << 11,
-    K_LB256 = 1ul << 12,
-    K_LB1024 = 1ul << 13,
-    K_FAST_INTRIN = 1ul << 14
+/* Loop pragma operations (struct mc_knob's OP for MC_KK_LOOP). */
+enum { LP_UNROLL, LP_IVDEP, LP_VEC, LP_NOVEC };
+/* Kernel edits (OP for MC_KK_CUDA). */
+enum { KE_RESTRICT = 1, KE_LB256, KE_LB1024, KE_FAST };
+
+#define HOT_LOOPS 4         /* loops that get knobs of their own */
+#define HOT_FNS 2           /* functions that get knobs of their own */
+#define BIAS 0.02           /* a branch taken < 2% or > 98%: biased */
+#define BIAS_MIN_COUNT 100  /* evaluations for a bias to count */
+#define TRIP_MAX 16         /* unroll(T)@L for trip counts up to this */
+#define TRIP_MIN_ENTRIES 8  /* loop entries for a trip count to count */
+
+/* The general file-level options, with what they do; after the knobs
+ * the code or the profile calls for. RISK 2: may change results. */
+static const struct {
+    const char *opt, *why;
+    int tolerance, risk;
+} file_opts[] = {
+    {"unroll-loops", "less loop overhead in every loop", 0, 0},
+    {"vect-cost-model=unlimited",
+     "vectorization even where the cost model hesitated", 0, 0},
+    {"loop-unroll-and-jam", "outer loops unrolled and fused for reuse", 0,
+     0},
+    {"tree-loop-distribution", "loops split so parts vectorize", 0, 0},
+    {"loop-nest-optimize",
+     "the polyhedral optimizer retiled and reordered the loop nests", 0, 1},
+    {"graphite-identity", "the polyhedral model's code generation", 0, 1},
+    {"ipa-pta", "interprocedural points-to analysis: fewer assumed "
+                "aliases", 0, 0},
+    {"prefetch-loop-arrays", "software prefetches in array loops", 0, 0},
+    {"split-loops", "loops split where a condition flips once", 0, 0},
+    {"unswitch-loops", "loop-invariant conditions hoisted out of loops", 0,
+     0},
+    {"peel-loops", "loops with few iterations peeled", 0, 0},
+    {"no-trapping-math", "floating-point code assumed not to trap", 1, 2},
+    {"fast-math", "floating-point reassociation lets reductions "
+                  "vectorize", 1, 2},
 };
 
-/* The CUDA knobs, applied inside kernels only. */
-#define CUDA_KNOBS                                                          \
-    (K_PRAGMA_UNROLL4 | K_PRAGMA_UNROLL8 | K_RESTRICT | K_LB256 |           \
-     K_LB1024 | K_FAST_INTRIN)
+/* ---- the table ---- */
 
-#define F_GCC   1u
-#define F_CLANG 2u
-#define F_NVCC  4u
-
-struct knob {
-    unsigned long bit;
-    const char *label;
-    unsigned families;
-    const char *gcc_opt;  /* in #pragma GCC optimize, or NULL */
-    const char *why;      /* what it does, for the critique */
-};
-
-/* In order of preference when climbing; riskiest last. */
-static const struct knob knobs[] = {
-    {K_O3, "O3", F_GCC, "O3",
-     "more aggressive vectorization, unrolling and inlining"},
-    {K_CLANG_VEC, "vectorize", F_CLANG, NULL,
-     "forced vectorization and interleaving of innermost loops"},
-    {K_UNROLL_LOOPS, "unroll-loops", F_GCC, "unroll-loops",
-     "less loop overhead in every loop"},
-    {K_PRAGMA_UNROLL8, "unroll(8)", F_GCC | F_CLANG | F_NVCC, NULL,
-     "innermost loops unrolled 8 times"},
-    {K_PRAGMA_UNROLL4, "unroll(4)", F_GCC | F_CLANG | F_NVCC, NULL,
-     "innermost loops unrolled 4 times"},
-    {K_VECT_UNLIMITED, "vect-cost-model=unlimited", F_GCC,
-     "vect-cost-model=unlimited",
-     "vectorization even where the cost model hesitated"},
-    {K_UNROLL_JAM, "unroll-and-jam", F_GCC, "loop-unroll-and-jam",
-     "outer loops unrolled and fused for reuse"},
-    {K_LOOP_DIST, "loop-distribution", F_GCC, "tree-loop-distribution",
-     "loops split so parts vectorize"},
-    {K_ISA, "arch=native", F_GCC, NULL,
-     "this machine's wider vector instructions"},
-    {K_IVDEP, "ivdep", F_GCC | F_CLANG, NULL,
-     "the vectorizer ignores assumed loop-carried dependences"},
-    {K_FAST_MATH, "fast-math", F_GCC, "fast-math",
-     "floating-point reassociation lets reductions vectorize"},
-    {K_RESTRICT, "restrict", F_NVCC, NULL,
-     "unaliased pointer parameters let loads go through the read-only "
-     "cache and be reordered"},
-    {K_LB256, "launch_bounds(256,2)", F_NVCC, NULL,
-     "registers capped for two blocks of 256 threads per multiprocessor"},
-    {K_LB1024, "launch_bounds(1024,1)", F_NVCC, NULL,
-     "registers capped for blocks of 1024 threads"},
-    {K_FAST_INTRIN, "fast-intrinsics", F_NVCC, NULL,
-     "hardware approximations of the single-precision math functions"},
-};
-
-/* The single-precision math functions with a fast intrinsic, __NAME. */
-static const char *const fast_fns[] = {
-    "expf", "logf", "sinf", "cosf", "powf", "tanf", "exp10f", "log2f",
-    "log10f"};
-
-static unsigned
-family_bit(const struct mc_builtin *b)
+static struct mc_knob *
+add_knob(struct mc_builtin *b, int kind, const char *label, const char *opt,
+         const char *why)
 {
-    return b->family == MC_CC_GCC ? F_GCC
-           : b->family == MC_CC_CLANG ? F_CLANG
-                                      : F_NVCC;
+    struct mc_knob *k;
+
+    if (b->nknobs >= MC_KNOBS_MAX || mc_builtin_knob(b, label) >= 0)
+        return NULL;
+    k = &b->knob[b->nknobs++];
+    memset(k, 0, sizeof(*k));
+    k->kind = (unsigned char)kind;
+    k->where = -1;
+    snprintf(k->label, sizeof(k->label), "%s", label);
+    k->opt = opt;
+    k->why = why;
+    return k;
 }
 
-/* The knobs this target may use at all. */
-static unsigned long
-allowed(const struct mc_builtin *b)
+int
+mc_builtin_knob(const struct mc_builtin *b, const char *label)
 {
-    unsigned long m = 0;
     size_t i;
 
-    for (i = 0; i < MC_ARRAY_SIZE(knobs); i++)
-        if (knobs[i].families & family_bit(b))
-            m |= knobs[i].bit;
-    if (!b->fast_math_ok)
-        m &= ~(unsigned long)(K_FAST_MATH | K_FAST_INTRIN);
-    if (!b->arch[0])
-        m &= ~(unsigned long)K_ISA;
-    return m & b->applicable & ~b->banned & ~b->blamed;
+    for (i = 0; i < b->nknobs; i++)
+        if (!strcmp(b->knob[i].label, label))
+            return (int)i;
+    return -1;
 }
+
+static unsigned long
+bit_of(const struct mc_builtin *b, const char *label)
+{
+    int i = mc_builtin_knob(b, label);
+
+    return i < 0 ? 0 : 1ul << i;
+}
+
+int
+mc_builtin_rewrites(const struct mc_builtin *b, unsigned long tag)
+{
+    size_t i;
+
+    for (i = 0; i < b->nknobs; i++)
+        if ((tag >> i & 1) && b->knob[i].rewrite)
+            return 1;
+    return 0;
+}
+
+/* The probe item of knob K into OUT (SIZE bytes); "" when it needs none. */
+static void
+probe_item(const struct mc_builtin *b, const struct mc_knob *k, char *out,
+           size_t size)
+{
+    out[0] = '\0';
+    if (b->family == MC_CC_NVCC)
+        return;
+    if (k->kind == MC_KK_OPT)
+        snprintf(out, size, "opt:%s", k->opt);
+    else if (k->kind == MC_KK_FNOPT)
+        snprintf(out, size, "fnopt:%s", k->opt);
+    else if (k->kind == MC_KK_FNATTR)
+        snprintf(out, size, "attr:%s", k->opt);
+    else if (k->kind == MC_KK_HOTCOLD)
+        snprintf(out, size, "attr:hot");
+    else if (k->kind == MC_KK_EXPECT)
+        snprintf(out, size, "expect");
+    else if (k->kind == MC_KK_LOOP && k->op == LP_UNROLL)
+        snprintf(out, size, "loop:GCC unroll %d", k->n);
+    else if (k->kind == MC_KK_LOOP)
+        snprintf(out, size, "loop:%s", k->opt + strlen("#pragma "));
+}
+
+/* Drop from the table the knobs whose bit is clear in KEEP. */
+static void
+compact(struct mc_builtin *b, unsigned long keep)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < b->nknobs; i++)
+        if (keep >> i & 1)
+            b->knob[n++] = b->knob[i];
+    b->nknobs = n;
+}
+
+/* The knobs T's compiler accepts, probed (once per identity). */
+static unsigned long
+accepted(struct mc_builtin *b, const struct mc_target *t)
+{
+    char items[MC_KNOBS_MAX][96];
+    const char *uniq[MC_KNOBS_MAX];
+    size_t i, j, n = 0;
+    unsigned long yes = 0, keep = 0;
+    struct mc_err err = MC_ERR_INIT;
+
+    for (i = 0; i < b->nknobs; i++) {
+        probe_item(b, &b->knob[i], items[i], sizeof(items[i]));
+        for (j = 0; j < n && strcmp(uniq[j], items[i]); j++)
+            ;
+        if (items[i][0] && j == n)
+            uniq[n++] = items[i];
+    }
+    if (n && mc_ccprobe(t, uniq, n, &yes, &err))
+        yes = 0; /* no identity: none of the probed knobs */
+    for (i = 0; i < b->nknobs; i++) {
+        for (j = 0; j < n && strcmp(uniq[j], items[i]); j++)
+            ;
+        if (!items[i][0] || (yes >> j & 1))
+            keep |= 1ul << i;
+    }
+    return keep;
+}
+
+/* The knobs that change TEXT at all: rendered alone, each differs from
+ * TEXT rendered with no knob. */
+static enum mc_code
+applicable(struct mc_builtin *b, const char *text, size_t len,
+           unsigned long *keep)
+{
+    struct mc_buf none = MC_BUF_INIT, one = MC_BUF_INIT;
+    enum mc_code rc;
+    size_t i;
+
+    *keep = 0;
+    rc = mc_builtin_render(b, 0, text, len, &none);
+    for (i = 0; !rc && i < b->nknobs; i++) {
+        mc_buf_reset(&one);
+        rc = mc_builtin_render(b, 1ul << i, text, len, &one);
+        if (!rc && (one.len != none.len || memcmp(one.s, none.s, one.len)))
+            *keep |= 1ul << i;
+    }
+    mc_buf_release(&none);
+    mc_buf_release(&one);
+    return rc;
+}
+
+/* ---- CUDA ---- */
+
+static void
+cuda_table(struct mc_builtin *b)
+{
+    static const struct {
+        const char *label;
+        int op;
+        short group;
+        const char *why;
+    } kk[] = {
+        {"restrict", KE_RESTRICT, 0,
+         "unaliased pointer parameters let loads go through the read-only "
+         "cache and be reordered"},
+        {"launch_bounds(256,2)", KE_LB256, 2,
+         "registers capped for two blocks of 256 threads per "
+         "multiprocessor"},
+        {"launch_bounds(1024,1)", KE_LB1024, 2,
+         "registers capped for blocks of 1024 threads"},
+        {"fast-intrinsics", KE_FAST, 0,
+         "hardware approximations of the single-precision math "
+         "functions"}};
+    struct mc_knob *k;
+    size_t i;
+
+    if ((k = add_knob(b, MC_KK_LOOP, "unroll(8)", NULL,
+                      "innermost loops unrolled 8 times")))
+        k->n = 8, k->group = 1;
+    if ((k = add_knob(b, MC_KK_LOOP, "unroll(4)", NULL,
+                      "innermost loops unrolled 4 times")))
+        k->n = 4, k->group = 1;
+    for (i = 0; i < MC_ARRAY_SIZE(kk); i++) {
+        if (kk[i].op == KE_FAST && !b->fast_math_ok)
+            continue;
+        if ((k = add_knob(b, MC_KK_CUDA, kk[i].label, NULL, kk[i].why))) {
+            k->op = (unsigned char)kk[i].op;
+            k->group = kk[i].group;
+            k->risk = kk[i].op == KE_FAST ? 2 : 1;
+        }
+    }
+}
+
+static void
+cuda_seeds(struct mc_builtin *b)
+{
+    static const char *const seeds[][2] = {
+        {"restrict", NULL}, {"launch_bounds(256,2)", NULL},
+        {"unroll(4)", NULL}, {"restrict", "unroll(4)"},
+        {"fast-intrinsics", NULL}, {"unroll(8)", NULL},
+        {"launch_bounds(1024,1)", NULL}};
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(seeds); i++) {
+        unsigned long s = bit_of(b, seeds[i][0]);
+        if (seeds[i][1])
+            s |= bit_of(b, seeds[i][1]);
+        if (s)
+            b->seeds[b->nseeds++] = s;
+    }
+}
+
+/* ---- host code: what the code and the profile say ---- */
+
+/* The profile's count for LINE, or -1. */
+static double
+count_at(const double *count, size_t ncount, size_t line)
+{
+    return count && line > 0 && line < ncount ? count[line] : -1;
+}
+
+/* How hot loop L is: its body's executions, or without a profile a
+ * guess from its depth and floating-point math. */
+static double
+loop_weight(const struct mc_cmodel *m, size_t l, const double *count,
+            size_t ncount)
+{
+    const struct mc_cloop *lp = &m->loop[l];
+    double c = count_at(count, ncount, lp->body_line);
+
+    if (count)
+        return c > 0 ? c : 0;
+    return pow(10, lp->depth + 1) * (1 + lp->fp + (lp->math > 0));
+}
+
+/* The innermost loops (first on their line), hottest first, into OUT (at
+ * most MAX); returns how many. */
+static size_t
+hot_loops(const struct mc_builtin *b, const double *count, size_t ncount,
+          int *out, size_t max)
+{
+    const struct mc_cmodel *m = b->m;
+    size_t i, j, n = 0;
+
+    for (i = 0; i < m->nloop; i++) {
+        double w = loop_weight(m, i, count, ncount);
+        if (!m->loop[i].innermost || !m->loop[i].first_on_line || w <= 0 ||
+            !b->ok[m->loop[i].line])
+            continue;
+        for (j = n; j > 0 && loop_weight(m, (size_t)out[j - 1], count,
+                                         ncount) < w;
+             j--)
+            if (j < max)
+                out[j] = out[j - 1];
+        if (j < max)
+            out[j] = (int)i;
+        if (n < max)
+            n++;
+    }
+    return n;
+}
+
+/* How hot function F is: the executions of its lines, or the weight of
+ * its hottest loop. */
+static double
+fn_weight(const struct mc_cmodel *m, size_t f, const double *count,
+          size_t ncount)
+{
+    double w = 0;
+    size_t l;
+
+    if (count) {
+        for (l = m->fn[f].line; l <= m->fn[f].end_line; l++)
+            w += count_at(count, ncount, l) > 0 ? count[l] : 0;
+        return w;
+    }
+    for (l = 0; l < m->nloop; l++)
+        if (m->loop[l].fn == (int)f &&
+            loop_weight(m, l, count, ncount) > w)
+            w = loop_weight(m, l, count, ncount);
+    return w;
+}
+
+/* Whether function F's declaration starts its line, which may change:
+ * an attribute line can go before it. */
+static int
+fn_editable(const struct mc_builtin *b, size_t f)
+{
+    const struct mc_cfunc *fn = &b->m->fn[f];
+    size_t i;
+
+    for (i = b->m->line_off[fn->line]; i < fn->start; i++)
+        if (!isspace((unsigned char)b->blank[i]))
+            return 0;
+    return b->ok[fn->line] && b->ok[mc_cmodel_line(b->m, fn->params)];
+}
+
+/* The editable functions with loops, hottest first, into OUT (at most
+ * MAX); returns how many. */
+static size_t
+hot_fns(const struct mc_builtin *b, const double *count, size_t ncount,
+        int *out, size_t max)
+{
+    size_t f, j, n = 0;
+
+    for (f = 0; f < b->m->nfn; f++) {
+        double w = fn_weight(b->m, f, count, ncount);
+        if (w <= 0 || !fn_editable(b, f))
+            continue;
+        for (j = n; j > 0 && fn_weight(b->m, (size_t)out[j - 1], count,
+                                       ncount) < w;
+             j--)
+            if (j < max)
+                out[j] = out[j - 1];
+        if (j < max)
+            out[j] = (int)f;
+        if (n < max)
+            n++;
+    }
+    return n;
+}
+
+/* The direction of each branch the profile shows biased into
+ * B->expect; returns how many are. */
+static size_t
+biased_branches(struct mc_builtin *b, const double *count, size_t ncount)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < b->m->nbr; i++) {
+        const struct mc_cbranch *br = &b->m->br[i];
+        double ci = count_at(count, ncount, br->line);
+        double ct = count_at(count, ncount, br->then_line);
+
+        b->expect[i] = -1;
+        if (!br->then_line || ci < BIAS_MIN_COUNT || ct < 0 || ct > ci ||
+            !b->ok[br->line] || !b->ok[mc_cmodel_line(b->m, br->cond_end)] ||
+            mc_cmodel_has_word(b->blank, br->cond, br->cond_end,
+                               "__builtin_expect"))
+            continue;
+        if (ct <= BIAS * ci)
+            b->expect[i] = 0;
+        else if (ct >= (1 - BIAS) * ci)
+            b->expect[i] = 1;
+        n += b->expect[i] >= 0;
+    }
+    return n;
+}
+
+/* Which functions are hot (the ones that run a fifth of the lines or
+ * more) and cold (never ran) into B->heat; returns how many are either. */
+static size_t
+heat(struct mc_builtin *b, const double *count, size_t ncount)
+{
+    double total = 0, w;
+    size_t f, n = 0, l;
+
+    for (f = 0; f < b->m->nfn; f++)
+        total += fn_weight(b->m, f, count, ncount);
+    for (f = 0; f < b->m->nfn && total > 0; f++) {
+        int code = 0;
+        for (l = b->m->fn[f].line; l <= b->m->fn[f].end_line; l++)
+            code |= count_at(count, ncount, l) >= 0;
+        w = fn_weight(b->m, f, count, ncount);
+        b->heat[f] = !fn_editable(b, f) || !code ? 0
+                     : w >= 0.2 * total      ? 1
+                     : w == 0               ? 2
+                                            : 0;
+        n += b->heat[f] != 0;
+    }
+    return n;
+}
+
+/* The average trip count of loop L from the profile, or 0: its header
+ * line counts each entry and each iteration's return to the condition,
+ * its body line each iteration. */
+static int
+trip_count(const struct mc_cloop *l, const double *count, size_t ncount)
+{
+    double head = count_at(count, ncount, l->line);
+    double body = count_at(count, ncount, l->body_line);
+    double entries = head - body, trips;
+
+    if (l->body_line <= l->line || body <= 0 || entries < TRIP_MIN_ENTRIES)
+        return 0;
+    trips = body / entries;
+    if (trips < 2 || trips > TRIP_MAX || fabs(trips - floor(trips + 0.5)) >
+                                             0.01)
+        return 0;
+    return (int)floor(trips + 0.5);
+}
+
+/* ---- host code: the table ---- */
+
+/* Interchange knobs for the nests whose inner loop strides through
+ * memory while its parent's variable would not. */
+static void
+interchange_knobs(struct mc_builtin *b)
+{
+    const struct mc_cmodel *m = b->m;
+    size_t i, pre, l;
+    char label[48];
+    int block;
+
+    for (i = 0; i < m->nloop; i++) {
+        const struct mc_cloop *n = &m->loop[i], *o;
+        int lines_ok = 1;
+        struct mc_knob *k;
+
+        if (n->parent < 0 || n->strided == 0 ||
+            n->pv_strided >= n->strided || n->pv_unit == 0 ||
+            !mc_cmodel_nest(b->blank, m, n->parent, (int)i, &pre, &block))
+            continue;
+        o = &m->loop[n->parent];
+        for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)
+            lines_ok &= b->ok[l];
+        if (!lines_ok || mc_cmodel_line(m, o->head_end - 1) != o->line ||
+            mc_cmodel_line(m, n->head_end - 1) != n->line)
+            continue;
+        snprintf(label, sizeof(label), "interchange(%.12s,%.12s)@L%zu",
+                 o->var, n->var, o->line);
+        if ((k = add_knob(b, MC_KK_INTERCHANGE, label, NULL,
+                          "the inner loop now walks memory with unit "
+                          "stride")) != NULL) {
+            k->where = (short)i;
+            k->rewrite = 1;
+            k->risk = 1;
+        }
+    }
+}
+
+static void
+loop_knob(struct mc_builtin *b, int loop, int op, int n, const char *opt,
+          const char *why)
+{
+    char label[48];
+    const char *name = op == LP_UNROLL ? "unroll" : op == LP_IVDEP ? "ivdep"
+                       : op == LP_VEC ? "vectorize" : "novector";
+    struct mc_knob *k;
+
+    if (op == LP_UNROLL)
+        snprintf(label, sizeof(label), "unroll(%d)", n);
+    else
+        snprintf(label, sizeof(label), "%s", name);
+    if (loop >= 0)
+        snprintf(label + strlen(label), sizeof(label) - strlen(label),
+                 "@L%zu", b->m ? b->m->loop[loop].line : 0);
+    if ((k = add_knob(b, MC_KK_LOOP, label, opt, why)) == NULL)
+        return;
+    k->op = (unsigned char)op;
+    k->where = (short)loop;
+    k->n = (short)n;
+    k->group = op == LP_UNROLL ? (short)(loop < 0 ? 1 : 100 + loop) : 0;
+    k->risk = op == LP_IVDEP ? 2 : 0;
+}
+
+static const char *
+ivdep_text(const struct mc_builtin *b)
+{
+    return b->family == MC_CC_CLANG
+               ? "#pragma clang loop vectorize(assume_safety)"
+               : "#pragma GCC ivdep";
+}
+
+/* Knobs for each of the NL hottest loops LOOPS. */
+static void
+hot_loop_knobs(struct mc_builtin *b, const int *loops, size_t nl,
+               const double *count, size_t ncount)
+{
+    size_t i;
+
+    for (i = 0; i < nl; i++) {
+        int trip = trip_count(&b->m->loop[loops[i]], count, ncount);
+        if (trip)
+            loop_knob(b, loops[i], LP_UNROLL, trip, NULL,
+                      "a loop unrolled fully at its measured trip count");
+        if (nl < 2)
+            continue;
+        loop_knob(b, loops[i], LP_UNROLL, 8, NULL,
+                  "the hottest loop unrolled 8 times");
+        loop_knob(b, loops[i], LP_IVDEP, 0, ivdep_text(b),
+                  "the hottest loop vectorized without assumed "
+                  "dependences");
+        if (b->family == MC_CC_CLANG)
+            loop_knob(b, loops[i], LP_VEC, 0,
+                      "#pragma clang loop vectorize(enable) "
+                      "interleave(enable)",
+                      "the hottest loop vectorized and interleaved");
+    }
+}
+
+/* Whether C[FROM, TO) calls a function. */
+static int
+has_call(const char *c, size_t from, size_t to)
+{
+    static const char *const not_calls[] = {"if", "for", "while", "switch",
+                                            "return", "sizeof"};
+    size_t i, j, k;
+
+    for (i = from; i < to; i++) {
+        if (c[i] != '(' || i == from)
+            continue;
+        for (j = i; j > from && isspace((unsigned char)c[j - 1]); j--)
+            ;
+        for (k = j; k > from && (isalnum((unsigned char)c[k - 1]) ||
+                                 c[k - 1] == '_');
+             k--)
+            ;
+        if (k == j || isdigit((unsigned char)c[k]))
+            continue;
+        for (j = 0; j < MC_ARRAY_SIZE(not_calls); j++)
+            if (mc_ctext_word_at(c, to, k, not_calls[j]))
+                break;
+        if (j == MC_ARRAY_SIZE(not_calls))
+            return 1;
+    }
+    return 0;
+}
+
+/* How many pointer parameters function F has without a restrict. */
+static int
+plain_pointers(const struct mc_builtin *b, size_t f)
+{
+    const struct mc_cfunc *fn = &b->m->fn[f];
+    const char *c = b->blank;
+    size_t i;
+    int n = 0, star = 0, depth = 0;
+
+    if (mc_cmodel_has_word(c, fn->params, fn->params_end, "restrict") ||
+        mc_cmodel_has_word(c, fn->params, fn->params_end, "__restrict") ||
+        mc_cmodel_has_word(c, fn->params, fn->params_end, "__restrict__"))
+        return 0;
+    for (i = fn->params + 1; i < fn->params_end; i++) {
+        depth += c[i] == '(' || c[i] == '[' || c[i] == '<';
+        depth -= c[i] == ')' || c[i] == ']' || c[i] == '>';
+        if (c[i] == '*' && depth == 0)
+            star = 1;
+        if ((c[i] == ',' && depth == 0) || i + 1 == fn->params_end) {
+            n += star;
+            star = 0;
+        }
+    }
+    return n;
+}
+
+static void
+fn_knob(struct mc_builtin *b, int kind, size_t f, const char *name,
+        const char *opt, const char *why)
+{
+    const struct mc_cfunc *fn = &b->m->fn[f];
+    char label[48];
+    struct mc_knob *k;
+
+    snprintf(label, sizeof(label), "%s@%.*s", name,
+             (int)(fn->name_len < 24 ? fn->name_len : 24),
+             b->blank + fn->name);
+    if ((k = add_knob(b, kind, label, opt, why)) == NULL)
+        return;
+    k->where = (short)f;
+    k->rewrite = kind == MC_KK_RESTRICT;
+    k->risk = kind == MC_KK_RESTRICT ? 2 : 0;
+}
+
+static void
+hot_fn_knobs(struct mc_builtin *b, const int *fns, size_t nf, int restrict_)
+{
+    size_t i;
+
+    for (i = 0; i < nf; i++) {
+        const struct mc_cfunc *fn = &b->m->fn[fns[i]];
+        if (restrict_) {
+            if (plain_pointers(b, (size_t)fns[i]) >= 2)
+                fn_knob(b, MC_KK_RESTRICT, (size_t)fns[i], "restrict", NULL,
+                        "pointer parameters promised not to alias: loads "
+                        "hoisted and loops vectorized without checks");
+            continue;
+        }
+        if (b->m->nfn < 2)
+            break;
+        if (b->family == MC_CC_GCC && !b->user_o3)
+            fn_knob(b, MC_KK_FNOPT, (size_t)fns[i], "O3", "O3",
+                    "O3 for this function only");
+        if (b->family == MC_CC_GCC)
+            fn_knob(b, MC_KK_FNOPT, (size_t)fns[i], "unroll-loops",
+                    "unroll-loops", "its loops unrolled");
+        if (has_call(b->blank, fn->body, fn->end))
+            fn_knob(b, MC_KK_FNATTR, (size_t)fns[i], "flatten", "flatten",
+                    "every call inside it inlined");
+    }
+}
+
+static void
+opt_knob(struct mc_builtin *b, const char *opt, const char *why, int risk)
+{
+    struct mc_knob *k;
+
+    if (b->family == MC_CC_GCC &&
+        (k = add_knob(b, MC_KK_OPT, opt, opt, why)) != NULL)
+        k->risk = (unsigned char)risk;
+}
+
+/* The general knobs: file options and loop pragmas for every loop. */
+static void
+general_knobs(struct mc_builtin *b)
+{
+    size_t i;
+
+    if (b->family == MC_CC_CLANG)
+        loop_knob(b, -1, LP_VEC, 0,
+                  "#pragma clang loop vectorize(enable) interleave(enable)",
+                  "forced vectorization and interleaving of innermost "
+                  "loops");
+    for (i = 0; i < MC_ARRAY_SIZE(file_opts); i++) {
+        if (file_opts[i].tolerance && !b->fast_math_ok)
+            continue;
+        if (i == 2) {
+            loop_knob(b, -1, LP_UNROLL, 8, NULL,
+                      "innermost loops unrolled 8 times");
+            loop_knob(b, -1, LP_UNROLL, 4, NULL,
+                      "innermost loops unrolled 4 times");
+        }
+        if (i == 4)
+            loop_knob(b, -1, LP_IVDEP, 0, ivdep_text(b),
+                      "the vectorizer ignores assumed loop-carried "
+                      "dependences");
+        opt_knob(b, file_opts[i].opt, file_opts[i].why, file_opts[i].risk);
+    }
+}
+
+/* The table for host code, in the policy's order (see propose.h). */
+static void
+host_table(struct mc_builtin *b, const double *count, size_t ncount)
+{
+    int loops[HOT_LOOPS], fns[HOT_FNS];
+    size_t nl = hot_loops(b, count, ncount, loops, HOT_LOOPS);
+    size_t nf = hot_fns(b, count, ncount, fns, HOT_FNS), i;
+    int math = 0;
+    struct mc_knob *k;
+
+    for (i = 0; i < b->m->nloop; i++)
+        math |= b->m->loop[i].math > 0;
+    interchange_knobs(b);
+    if (!b->user_o3)
+        opt_knob(b, "O3", "more aggressive vectorization, unrolling and "
+                          "inlining", 0);
+    if (b->family == MC_CC_GCC && b->arch[0]) {
+        char label[80];
+        snprintf(label, sizeof(label), "arch=%s", b->arch);
+        add_knob(b, MC_KK_ISA, label, NULL,
+                 "this machine's wider vector instructions");
+    }
+    if (math)
+        opt_knob(b, "no-math-errno", "math functions inline and vectorize "
+                                     "(errno is not set)", 0);
+    if (count && biased_branches(b, count, ncount))
+        add_knob(b, MC_KK_EXPECT, "expect", NULL,
+                 "branch layout follows the measured bias");
+    if (count && heat(b, count, ncount) &&
+        (k = add_knob(b, MC_KK_HOTCOLD, "hot-cold", NULL,
+                      "hot functions optimized harder, unrun ones for "
+                      "size")) != NULL)
+        k->risk = 0;
+    hot_loop_knobs(b, loops, nl, count, ncount);
+    hot_fn_knobs(b, fns, nf, 1);
+    general_knobs(b);
+    hot_fn_knobs(b, fns, nf, 0);
+    if (nl)
+        loop_knob(b, loops[0], LP_NOVEC, 0,
+                  b->family == MC_CC_CLANG
+                      ? "#pragma clang loop vectorize(disable)"
+                      : "#pragma GCC novector",
+                  "the hottest loop left scalar: its trip count is too "
+                  "short for vectors");
+}
+
+/* The seeds for host code: a bundle of what the evidence supports, then
+ * the usual first steps. */
+static void
+host_seeds(struct mc_builtin *b)
+{
+    static const char *const gcc_next[] = {
+        "unroll-loops", "vect-cost-model=unlimited", "unroll(8)",
+        "loop-nest-optimize", "fast-math", "ivdep",
+        "tree-loop-distribution"};
+    static const char *const clang_next[] = {"vectorize", "unroll(8)",
+                                             "ivdep", "unroll(4)"};
+    unsigned long o = bit_of(b, "O3"), bundle;
+    size_t i;
+
+    for (i = 0; i < b->nknobs; i++)
+        if (b->knob[i].kind == MC_KK_ISA)
+            o |= 1ul << i;
+    bundle = o | bit_of(b, "no-math-errno") | bit_of(b, "expect") |
+             bit_of(b, "hot-cold");
+    for (i = 0; i < b->nknobs; i++)
+        if (b->knob[i].kind == MC_KK_INTERCHANGE)
+            bundle |= 1ul << i;
+    if (b->family == MC_CC_CLANG)
+        bundle |= bit_of(b, "vectorize");
+    b->seeds[b->nseeds++] = bundle;
+    b->seeds[b->nseeds++] = o;
+    for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
+        if (b->knob[i].kind == MC_KK_RESTRICT) {
+            b->seeds[b->nseeds++] = o | 1ul << i;
+            break;
+        }
+    if (b->family == MC_CC_CLANG)
+        for (i = 0; i < MC_ARRAY_SIZE(clang_next); i++)
+            b->seeds[b->nseeds++] = bit_of(b, clang_next[i]);
+    else
+        for (i = 0; i < MC_ARRAY_SIZE(gcc_next); i++)
+            b->seeds[b->nseeds++] = o | bit_of(b, gcc_next[i]);
+}
+
+/* ---- setting up ---- */
 
 /* What -march=native means for T's compiler, into B->arch ("" when it
  * cannot tell): the architecture T's key has, when its caller resolved
@@ -139,13 +779,14 @@ host_family(struct mc_builtin *b, const struct mc_target *t,
     struct mc_spawn_opts so = {.timeout_s = 60};
     struct mc_spawn_result r;
     struct mc_strv argv = MC_STRV_INIT;
+    size_t i;
 
     b->family = MC_CC_GCC;
-    if (mc_shell_split(t->compiler, &argv, err) || !argv.n ||
+    if (!t->compiler || mc_shell_split(t->compiler, &argv, err) || !argv.n ||
         mc_strv_push(&argv, "--version")) {
         mc_strv_release(&argv);
         return mc_err_set(err, MC_EINVAL, "bad compiler command '%s'",
-                          t->compiler);
+                          t->compiler ? t->compiler : "");
     }
     mc_spawn_result_init(&r);
     if (mc_spawn(argv.v, &so, &r, NULL) == MC_OK && strstr(r.out.s, "clang"))
@@ -155,52 +796,96 @@ host_family(struct mc_builtin *b, const struct mc_target *t,
     if (b->family == MC_CC_GCC &&
         !strcmp(mc_target_get(t, MC_OPT_ISA), "native"))
         native_arch(b, t);
+    for (i = 0; i < t->flags.n; i++)
+        b->user_o3 |= !strcmp(t->flags.v[i], "-O3") ||
+                      !strcmp(t->flags.v[i], "-Ofast");
     return MC_OK;
 }
 
-/* The CUDA knobs that change TEXT (LEN bytes) at all: rendered alone,
- * each must differ from the text rendered with no knob. */
+/* Keep the knobs that apply to TEXT; then the seeds. */
 static enum mc_code
-cuda_applicable(struct mc_builtin *b, const char *text, size_t len)
+settle(struct mc_builtin *b, const char *text, size_t len)
 {
-    struct mc_buf none = MC_BUF_INIT, one = MC_BUF_INIT;
-    enum mc_code rc;
-    size_t i;
+    unsigned long keep;
+    enum mc_code rc = applicable(b, text, len, &keep);
 
-    b->applicable = ~(unsigned long)CUDA_KNOBS;
-    rc = mc_builtin_render(b, 0, text, len, &none);
-    for (i = 0; !rc && i < MC_ARRAY_SIZE(knobs); i++) {
-        if (!(knobs[i].bit & CUDA_KNOBS))
-            continue;
-        mc_buf_reset(&one);
-        rc = mc_builtin_render(b, knobs[i].bit, text, len, &one);
-        if (!rc && (one.len != none.len || memcmp(one.s, none.s, one.len)))
-            b->applicable |= knobs[i].bit;
-    }
-    mc_buf_release(&none);
-    mc_buf_release(&one);
-    return rc;
+    if (rc)
+        return rc;
+    compact(b, keep);
+    if (b->family == MC_CC_NVCC)
+        cuda_seeds(b);
+    else
+        host_seeds(b);
+    return MC_OK;
+}
+
+static enum mc_code
+host_init(struct mc_builtin *b, const struct mc_target *t, const char *text,
+          size_t len, const double *count, size_t ncount)
+{
+    b->m = mc_calloc(1, sizeof(*b->m));
+    if (!b->m || mc_cmodel_build(b->blank, len, b->m))
+        return MC_ENOMEM;
+    b->ok = mc_calloc(b->m->nlines + 2, 1);
+    b->expect = mc_calloc(b->m->nbr + 1, 1);
+    b->heat = mc_calloc(b->m->nfn + 1, 1);
+    if (!b->ok || !b->expect || !b->heat)
+        return MC_ENOMEM;
+    mc_builtin_fences(text, len, b->ok, b->m->nlines);
+    host_table(b, count, ncount);
+    compact(b, accepted(b, t));
+    return MC_OK;
 }
 
 enum mc_code
 mc_builtin_init(struct mc_builtin *b, const struct mc_target *t,
-                const char *text, size_t len, struct mc_err *err)
+                const char *text, size_t len, const double *count,
+                size_t ncount, struct mc_err *err)
 {
     const char *kernel = mc_target_get(t, MC_OPT_KERNEL);
+    enum mc_code rc;
 
     memset(b, 0, sizeof(*b));
     b->fast_math_ok = *mc_target_get(t, MC_OPT_TOLERANCE) != '\0';
-    b->applicable = ~0ul;
-    if (t->lang != MC_LANG_CUDA)
-        return host_family(b, t, err);
-    b->family = MC_CC_NVCC;
-    if (strlen(kernel) >= sizeof(b->kernel))
+    if (!text)
+        text = "", len = 0;
+    b->blank = mc_ctext_blank(text, len);
+    b->len = len;
+    if (!b->blank)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (t->lang != MC_LANG_CUDA) {
+        rc = host_family(b, t, err);
+        if (!rc && host_init(b, t, text, len, count, ncount))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    } else if (strlen(kernel) >= sizeof(b->kernel)) {
         return mc_err_set(err, MC_EINVAL, "kernel name '%.40s...' too long",
                           kernel);
-    memcpy(b->kernel, kernel, strlen(kernel) + 1);
-    if (cuda_applicable(b, text ? text : "", text ? len : 0))
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    return MC_OK;
+    } else {
+        b->family = MC_CC_NVCC;
+        memcpy(b->kernel, kernel, strlen(kernel) + 1);
+        cuda_table(b);
+        rc = MC_OK;
+    }
+    if (!rc && settle(b, text, len))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    return rc;
+}
+
+void
+mc_builtin_release(struct mc_builtin *b)
+{
+    if (b->m)
+        mc_cmodel_release(b->m);
+    mc_free(b->m);
+    mc_free(b->blank);
+    mc_free(b->ok);
+    mc_free(b->expect);
+    mc_free(b->heat);
+    b->m = NULL;
+    b->blank = NULL;
+    b->ok = NULL;
+    b->expect = NULL;
+    b->heat = NULL;
 }
 
 void
@@ -210,15 +895,12 @@ mc_builtin_label(const struct mc_builtin *b, unsigned long tag,
     size_t i;
     int any = 0;
 
-    for (i = 0; i < MC_ARRAY_SIZE(knobs); i++) {
-        if (!(tag & knobs[i].bit))
+    for (i = 0; i < b->nknobs; i++) {
+        if (!(tag >> i & 1))
             continue;
         if (any)
             mc_buf_addc(out, '+');
-        if (knobs[i].bit == K_ISA)
-            mc_buf_addf(out, "arch=%s", b->arch);
-        else
-            mc_buf_adds(out, knobs[i].label);
+        mc_buf_adds(out, b->knob[i].label);
         any = 1;
     }
     if (!any)
@@ -260,25 +942,40 @@ hurt_count(const struct mc_prop_node *nodes, size_t n, unsigned long knob)
     return hurt;
 }
 
-/* Normalise TAG: one unroll pragma and one __launch_bounds__ at most. */
+/* TAG with one knob at most of each group: the first in the table. */
 static unsigned long
-normal(unsigned long tag)
+normal(const struct mc_builtin *b, unsigned long tag)
 {
-    if ((tag & K_PRAGMA_UNROLL8) && (tag & K_PRAGMA_UNROLL4))
-        tag &= ~(unsigned long)K_PRAGMA_UNROLL4;
-    if ((tag & K_LB256) && (tag & K_LB1024))
-        tag &= ~(unsigned long)K_LB1024;
+    size_t i, j;
+
+    for (i = 0; i < b->nknobs; i++) {
+        if (!(tag >> i & 1) || !b->knob[i].group)
+            continue;
+        for (j = i + 1; j < b->nknobs; j++)
+            if (b->knob[j].group == b->knob[i].group)
+                tag &= ~(1ul << j);
+    }
     return tag;
 }
 
+/* The knobs B may still use. */
+static unsigned long
+allowed(const struct mc_builtin *b)
+{
+    unsigned long all = b->nknobs >= 64 ? ~0ul : (1ul << b->nknobs) - 1;
+
+    return all & ~b->banned & ~b->blamed;
+}
+
 static int
-add_pick(unsigned long *tags, size_t *ntags, size_t k, unsigned long tag,
-         unsigned long ok, const struct mc_prop_node *nodes, size_t n)
+add_pick(const struct mc_builtin *b, unsigned long *tags, size_t *ntags,
+         size_t k, unsigned long tag, const struct mc_prop_node *nodes,
+         size_t n)
 {
     size_t i;
 
-    tag = normal(tag);
-    if (*ntags >= k || !tag || (tag & ~ok) || tried(nodes, n, tag))
+    tag = normal(b, tag);
+    if (*ntags >= k || !tag || (tag & ~allowed(b)) || tried(nodes, n, tag))
         return 0;
     for (i = 0; i < *ntags; i++)
         if (tags[i] == tag)
@@ -287,503 +984,63 @@ add_pick(unsigned long *tags, size_t *ntags, size_t k, unsigned long tag,
     return 1;
 }
 
+/* Fixes of BASE, which failed: drop one knob, the riskiest first. */
+static void
+repairs(const struct mc_builtin *b, unsigned long base,
+        const struct mc_prop_node *nodes, size_t n, size_t k,
+        unsigned long *tags, size_t *ntags)
+{
+    int risk;
+    size_t i;
+
+    for (risk = 2; risk >= 0; risk--)
+        for (i = b->nknobs; i-- > 0;)
+            if ((base >> i & 1) && b->knob[i].risk == risk)
+                add_pick(b, tags, ntags, k, base & ~(1ul << i), nodes, n);
+}
+
 void
 mc_builtin_choose(struct mc_builtin *b, const struct mc_prop_node *nodes,
                   size_t n, int parent, size_t k, int repair,
                   unsigned long *tags, size_t *ntags)
 {
-    static const unsigned long gcc_seeds[] = {
-        K_O3, K_O3 | K_UNROLL_LOOPS, K_O3 | K_VECT_UNLIMITED,
-        K_PRAGMA_UNROLL8, K_O3 | K_ISA, K_O3 | K_FAST_MATH,
-        K_O3 | K_IVDEP, K_O3 | K_LOOP_DIST};
-    static const unsigned long clang_seeds[] = {
-        K_CLANG_VEC, K_PRAGMA_UNROLL8, K_IVDEP, K_PRAGMA_UNROLL4,
-        K_CLANG_VEC | K_PRAGMA_UNROLL4};
-    static const unsigned long nvcc_seeds[] = {
-        K_RESTRICT, K_LB256, K_PRAGMA_UNROLL4, K_RESTRICT | K_PRAGMA_UNROLL4,
-        K_FAST_INTRIN, K_PRAGMA_UNROLL8, K_LB1024};
-    const unsigned long *seeds = b->family == MC_CC_GCC ? gcc_seeds
-                                 : b->family == MC_CC_CLANG ? clang_seeds
-                                                            : nvcc_seeds;
-    size_t nseeds = b->family == MC_CC_GCC ? MC_ARRAY_SIZE(gcc_seeds)
-                    : b->family == MC_CC_CLANG ? MC_ARRAY_SIZE(clang_seeds)
-                                               : MC_ARRAY_SIZE(nvcc_seeds);
-    unsigned long ok = allowed(b), base = parent >= 0 ? nodes[parent].tag : 0;
-    unsigned long combo;
-    size_t i, round;
+    unsigned long base = parent >= 0 ? nodes[parent].tag : 0;
+    size_t i, j, round;
 
     *ntags = 0;
-    if (repair && parent >= 0) {
-        /* Drop one knob, the riskiest first (the table's end). */
-        for (i = MC_ARRAY_SIZE(knobs); i-- > 0;)
-            if (base & knobs[i].bit)
-                add_pick(tags, ntags, k, base & ~knobs[i].bit, ok, nodes, n);
-    }
+    if (repair && parent >= 0)
+        repairs(b, base, nodes, n, k, tags, ntags);
+    /* From the original, the seeds come first. */
+    for (i = 0; base == 0 && i < b->nseeds; i++)
+        add_pick(b, tags, ntags, k, b->seeds[i], nodes, n);
     /* Climb from the base: add one knob, those that never hurt first. */
     for (round = 0; round < 3; round++)
-        for (i = 0; i < MC_ARRAY_SIZE(knobs); i++) {
-            int hurt = hurt_count(nodes, n, knobs[i].bit);
-            if (!(base & knobs[i].bit) && (int)round == (hurt > 1 ? 2 : hurt))
-                add_pick(tags, ntags, k, base | knobs[i].bit, ok, nodes, n);
+        for (i = 0; i < b->nknobs; i++) {
+            int hurt = hurt_count(nodes, n, 1ul << i);
+            if (!(base >> i & 1) && (int)round == (hurt > 1 ? 2 : hurt))
+                add_pick(b, tags, ntags, k, base | 1ul << i, nodes, n);
         }
-    /* From the original, the seeds come first. */
-    if (base == 0) {
-        size_t before = *ntags;
-        unsigned long picked[64];
-
-        memcpy(picked, tags, before * sizeof(*tags));
-        *ntags = 0;
-        for (i = 0; i < nseeds; i++)
-            add_pick(tags, ntags, k, seeds[i], ok, nodes, n);
-        for (i = 0; i < before; i++)
-            add_pick(tags, ntags, k, picked[i], ok, nodes, n);
-    }
-    /* Then any untried combination, smallest first. */
-    for (combo = 1; *ntags < k && combo < (1ul << MC_ARRAY_SIZE(knobs));
-         combo++)
-        if (!(combo & ~ok))
-            add_pick(tags, ntags, k, combo | base, ok, nodes, n);
-}
-
-/* ---- rendering ---- */
-
-/* Whether C[FROM, TO) holds a loop keyword. */
-static int
-has_loop(const char *c, size_t from, size_t to)
-{
-    size_t i;
-
-    for (i = from; i < to; i++)
-        if (mc_ctext_word_at(c, to, i, "for") ||
-            mc_ctext_word_at(c, to, i, "while") ||
-            mc_ctext_word_at(c, to, i, "do"))
-            return 1;
-    return 0;
-}
-
-/* Mark in INNER[line] (1-based) the lines that start an innermost for
- * loop (the keyword first on its line). */
-static void
-innermost_loops(const char *c, size_t len, unsigned char *inner,
-                size_t nlines)
-{
-    size_t i, line = 1;
-
-    for (i = 0; i < len; i++) {
-        if (c[i] == '\n') {
-            line++;
-            continue;
-        }
-        if (mc_ctext_word_at(c, len, i, "for")) {
-            size_t j = i + 3, start, body_end, k;
-            int depth = 0, first = 1;
-
-            for (k = i; k > 0 && c[k - 1] != '\n'; k--)
-                if (!isspace((unsigned char)c[k - 1]))
-                    first = 0;
-            while (j < len && isspace((unsigned char)c[j]))
-                j++;
-            if (j >= len || c[j] != '(')
-                continue;
-            start = j;
-            for (; j < len; j++) {
-                depth += c[j] == '(';
-                depth -= c[j] == ')';
-                if (!depth)
-                    break;
-            }
-            body_end = mc_ctext_skip_statement(c, len, j + 1);
-            if (first && line <= nlines && !has_loop(c, j + 1, body_end) &&
-                start > i)
-                inner[line] = 1;
-        }
-    }
-}
-
-/* The lines (1-based) of the fences' begin and end pragmas. */
-struct fences {
-    size_t begins[64], nb;
-    size_t ends[64], ne;
-};
-
-/* Which lines (1-based) may change: inside fences, or all; the fences
- * into FE. */
-static void
-changeable(const char *text, size_t len, unsigned char *ok, size_t nlines,
-           struct fences *fe)
-{
-    size_t i = 0, line = 1;
-    int in = 0, any = 0;
-
-    fe->nb = fe->ne = 0;
-    while (i < len && line <= nlines) {
-        const char *l = text + i, *nl = memchr(l, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - l) : len - i;
-        char buf[128];
-        size_t k = 0, m = 0;
-
-        while (k < n && m + 1 < sizeof(buf)) {
-            if (l[k] != ' ' && l[k] != '\t')
-                buf[m++] = l[k];
-            k++;
-        }
-        buf[m] = '\0';
-        if (!strcmp(buf, "#pragmamaxcodebegin")) {
-            in = any = 1;
-            if (fe->nb < MC_ARRAY_SIZE(fe->begins))
-                fe->begins[fe->nb++] = line;
-        } else if (!strcmp(buf, "#pragmamaxcodeend")) {
-            in = 0;
-            if (fe->ne < MC_ARRAY_SIZE(fe->ends))
-                fe->ends[fe->ne++] = line;
-        } else {
-            ok[line] = (unsigned char)in;
-        }
-        i += n + (nl != NULL);
-        line++;
-    }
-    if (!any)
-        memset(ok, 1, nlines + 1);
-}
-
-/* ---- CUDA kernels ---- */
-
-/* One insertion into the original: INS goes before offset AT. */
-struct edit {
-    size_t at;
-    const char *ins;
-};
-
-struct edits {
-    struct edit *v;
-    size_t n, cap;
-    int oom;
-};
-
-static void
-add_edit(struct edits *ed, size_t at, const char *ins)
-{
-    if (ed->n == ed->cap) {
-        size_t cap = ed->cap ? 2 * ed->cap : 16;
-        struct edit *v = mc_realloc(ed->v, cap * sizeof(*v));
-
-        if (!v) {
-            ed->oom = 1;
-            return;
-        }
-        ed->v = v;
-        ed->cap = cap;
-    }
-    ed->v[ed->n].at = at;
-    ed->v[ed->n++].ins = ins;
-}
-
-/* The kernels of C (LEN bytes, blanked) that B's knobs may change into
- * KS (at most MAX): the kernel= one, or all. Returns how many. */
-static size_t
-chosen_kernels(const struct mc_builtin *b, const char *c, size_t len,
-               struct mc_kernel *ks, size_t max)
-{
-    size_t n;
-
-    if (b->kernel[0])
-        return (size_t)mc_ctext_kernel(c, len, b->kernel, ks);
-    n = mc_ctext_kernels(c, len, ks, max);
-    return n < max ? n : max;
-}
-
-/* Keep in INNER only the lines that start inside the body of one of the
- * NK kernels KS. */
-static void
-loops_in_kernels(const char *c, size_t len, const struct mc_kernel *ks,
-                 size_t nk, unsigned char *inner, size_t nlines)
-{
-    size_t off = 0, line, k;
-
-    for (line = 1; line <= nlines; line++) {
-        const char *nl = off < len ? memchr(c + off, '\n', len - off) : NULL;
-        int in = 0;
-
-        for (k = 0; k < nk; k++)
-            in |= off > ks[k].body && off < ks[k].end;
-        if (!in)
-            inner[line] = 0;
-        off = nl ? (size_t)(nl - c) + 1 : len;
-    }
-}
-
-/* __launch_bounds__ right before the name of kernel K, unless it has
- * one already or its name is qualified. */
-static void
-launch_bounds_edit(const char *c, const struct mc_kernel *k,
-                   unsigned long tag, struct edits *ed)
-{
-    size_t i;
-
-    for (i = k->global; i < k->params; i++)
-        if (mc_ctext_word_at(c, k->params, i, "__launch_bounds__"))
-            return;
-    for (i = k->name; i > k->global && isspace((unsigned char)c[i - 1]); i--)
-        ;
-    if (c[i - 1] == ':')
-        return;
-    add_edit(ed, k->name, tag & K_LB256 ? "__launch_bounds__(256, 2) "
-                                        : "__launch_bounds__(1024, 1) ");
-}
-
-/* __restrict__ after the '*' at C[STAR] of a parameter that ends at
- * END, unless it has a restrict qualifier already. */
-static void
-restrict_after(const char *c, size_t star, size_t end, struct edits *ed)
-{
-    size_t i;
-
-    for (i = star + 1; i < end; i++)
-        if (mc_ctext_word_at(c, end, i, "__restrict__") ||
-            mc_ctext_word_at(c, end, i, "__restrict") ||
-            mc_ctext_word_at(c, end, i, "restrict"))
-            return;
-    add_edit(ed, star + 1, isspace((unsigned char)c[star + 1])
-                               ? " __restrict__"
-                               : "__restrict__ ");
-}
-
-/* __restrict__ on each pointer parameter of kernel K: after the last
- * '*' outside brackets (not in a function pointer's "(*f)"). */
-static void
-restrict_edits(const char *c, const struct mc_kernel *k, struct edits *ed)
-{
-    size_t i, star = 0;
-    int depth = 0;
-
-    for (i = k->params + 1; i < k->params_end; i++) {
-        char ch = c[i];
-
-        if (!depth && (ch == ',' || i + 1 == k->params_end)) {
-            if (star)
-                restrict_after(c, star, i, ed);
-            star = 0;
-            continue;
-        }
-        depth += ch == '(' || ch == '<' || ch == '[';
-        depth -= ch == ')' || ch == '>' || ch == ']';
-        if (ch == '*' && !depth)
-            star = i;
-    }
-}
-
-/* The function of fast_fns[] called at C[I] (END: the end of the
- * kernel), or NULL: a whole word, not a member or qualified name,
- * followed by '('. */
-static const char *
-fast_call_at(const char *c, size_t end, size_t start, size_t i)
-{
-    size_t f, j;
-
-    for (f = 0; f < MC_ARRAY_SIZE(fast_fns); f++) {
-        if (!mc_ctext_word_at(c, end, i, fast_fns[f]))
-            continue;
-        j = i + strlen(fast_fns[f]);
-        while (j < end && isspace((unsigned char)c[j]))
-            j++;
-        if (j >= end || c[j] != '(')
-            return NULL;
-        for (j = i; j > start && isspace((unsigned char)c[j - 1]); j--)
-            ;
-        if (c[j - 1] == '.' || c[j - 1] == ':' ||
-            (c[j - 1] == '>' && c[j - 2] == '-'))
-            return NULL;
-        return fast_fns[f];
-    }
-    return NULL;
-}
-
-/* __NAME for each call of a fast_fns[] NAME in kernel K's body. */
-static void
-intrinsic_edits(const char *c, const struct mc_kernel *k, struct edits *ed)
-{
-    size_t i;
-
-    for (i = k->body + 1; i < k->end; i++) {
-        const char *f = fast_call_at(c, k->end, k->body, i);
-
-        if (f) {
-            add_edit(ed, i, "__");
-            i += strlen(f) - 1;
-        }
-    }
-}
-
-/* The insertions of TAG's kernel-level knobs into the NK kernels KS of
- * C, in the order of their offsets. */
-static void
-kernel_edits(const char *c, const struct mc_kernel *ks, size_t nk,
-             unsigned long tag, struct edits *ed)
-{
-    size_t k;
-
-    for (k = 0; k < nk; k++) {
-        if (tag & (K_LB256 | K_LB1024))
-            launch_bounds_edit(c, &ks[k], tag, ed);
-        if (tag & K_RESTRICT)
-            restrict_edits(c, &ks[k], ed);
-        if (tag & K_FAST_INTRIN)
-            intrinsic_edits(c, &ks[k], ed);
-    }
-}
-
-/* Scope the loop pragmas of B to the kernels of C, and collect TAG's
- * kernel-level insertions into ED. */
-static enum mc_code
-cuda_scope(const struct mc_builtin *b, unsigned long tag, const char *c,
-           size_t len, unsigned char *inner, size_t nlines,
-           struct edits *ed)
-{
-    struct mc_kernel ks[64];
-    size_t nk = chosen_kernels(b, c, len, ks, MC_ARRAY_SIZE(ks));
-
-    loops_in_kernels(c, len, ks, nk, inner, nlines);
-    kernel_edits(c, ks, nk, tag, ed);
-    return ed->oom ? MC_ENOMEM : MC_OK;
-}
-
-/* The line of ORIG at OFF (N bytes) into OUT, with the insertions of ED
- * that fall in it from *EI on when OK (the line may change). */
-static void
-emit_line(struct mc_buf *out, const char *orig, size_t off, size_t n,
-          const struct edits *ed, size_t *ei, int ok)
-{
-    size_t from = off;
-
-    for (; *ei < ed->n && ed->v[*ei].at < off + n; (*ei)++) {
-        if (!ok)
-            continue;
-        mc_buf_add(out, orig + from, ed->v[*ei].at - from);
-        mc_buf_adds(out, ed->v[*ei].ins);
-        from = ed->v[*ei].at;
-    }
-    mc_buf_add(out, orig + from, off + n - from);
-}
-
-static void
-add_file_pragmas(const struct mc_builtin *b, unsigned long tag,
-                 struct mc_buf *out)
-{
-    size_t i;
-    int any = 0;
-
-    if (b->family != MC_CC_GCC)
-        return;
-    for (i = 0; i < MC_ARRAY_SIZE(knobs); i++) {
-        if (!(tag & knobs[i].bit) || !knobs[i].gcc_opt)
-            continue;
-        mc_buf_adds(out, any ? ", \"" : "#pragma GCC optimize (\"");
-        mc_buf_adds(out, knobs[i].gcc_opt);
-        mc_buf_addc(out, '"');
-        any = 1;
-    }
-    if (any)
-        mc_buf_adds(out, ")\n");
-    if ((tag & K_ISA) && b->arch[0])
-        mc_buf_addf(out, "#pragma GCC target (\"arch=%s\")\n", b->arch);
-}
-
-static void
-add_loop_pragmas(const struct mc_builtin *b, unsigned long tag,
-                 struct mc_buf *out)
-{
-    int n = tag & K_PRAGMA_UNROLL8 ? 8 : tag & K_PRAGMA_UNROLL4 ? 4 : 0;
-
-    if (n)
-        mc_buf_addf(out, b->family == MC_CC_NVCC ? "#pragma unroll %d\n"
-                                                 : "#pragma GCC unroll %d\n",
-                    n);
-    if (tag & K_IVDEP)
-        mc_buf_adds(out, b->family == MC_CC_CLANG
-                             ? "#pragma clang loop vectorize(assume_safety)\n"
-                             : "#pragma GCC ivdep\n");
-    if (tag & K_CLANG_VEC)
-        mc_buf_adds(out, "#pragma clang loop vectorize(enable) "
-                         "interleave(enable)\n");
-}
-
-/* The lines of ORIG (LEN bytes) into OUT, with FILE's pragmas after
- * each fence begin (and pops before its end), LOOP before the innermost
- * loops (INNER) and the insertions of ED, where OK lets a line change. */
-static void
-emit_lines(const char *orig, size_t len, const struct mc_buf *file,
-           const struct mc_buf *loop, const unsigned char *inner,
-           const unsigned char *ok, const struct fences *fe,
-           const struct edits *ed, struct mc_buf *out)
-{
-    size_t off = 0, line = 1, ei = 0;
-
-    while (off < len) {
-        const char *l = orig + off, *nl = memchr(l, '\n', len - off);
-        size_t n = nl ? (size_t)(nl - l) + 1 : len - off;
-        size_t k;
-
-        for (k = 0; k < fe->ne && file->len; k++)
-            if (fe->ends[k] == line)
-                mc_buf_addf(out, "#pragma GCC pop_options\n#line %zu\n",
-                            line);
-        if (loop->len && inner[line] && ok[line])
-            mc_buf_addf(out, "%s#line %zu\n", loop->s, line);
-        emit_line(out, orig, off, n, ed, &ei, ok[line]);
-        if (nl == NULL && n)
-            mc_buf_addc(out, '\n');
-        for (k = 0; k < fe->nb && file->len; k++)
-            if (fe->begins[k] == line)
-                mc_buf_addf(out, "#pragma GCC push_options\n%s#line %zu\n",
-                            file->s, line + 1);
-        off += n;
-        line++;
-    }
-}
-
-enum mc_code
-mc_builtin_render(const struct mc_builtin *b, unsigned long tag,
-                  const char *orig, size_t len, struct mc_buf *out)
-{
-    struct mc_buf file = MC_BUF_INIT, loop = MC_BUF_INIT;
-    struct edits ed = {NULL, 0, 0, 0};
-    struct fences fe;
-    unsigned char *ok = NULL, *inner = NULL;
-    size_t nlines = 1, i;
-    char *c = NULL;
-    enum mc_code rc = MC_OK;
-
-    for (i = 0; i < len; i++)
-        nlines += orig[i] == '\n';
-    ok = mc_calloc(nlines + 2, 1);
-    inner = mc_calloc(nlines + 2, 1);
-    c = mc_ctext_blank(orig, len);
-    if (!ok || !inner || !c) {
-        rc = MC_ENOMEM;
-        goto out;
-    }
-    changeable(orig, len, ok, nlines, &fe);
-    innermost_loops(c, len, inner, nlines);
-    if (b->family == MC_CC_NVCC &&
-        (rc = cuda_scope(b, tag, c, len, inner, nlines, &ed)) != MC_OK)
-        goto out;
-    add_file_pragmas(b, tag, &file);
-    add_loop_pragmas(b, tag, &loop);
-    if (file.len && !fe.nb)
-        mc_buf_addf(out, "%s#line 1\n", file.s);
-    emit_lines(orig, len, &file, &loop, inner, ok, &fe, &ed, out);
-    rc = mc_buf_status(out);
-out:
-    mc_free(ok);
-    mc_free(inner);
-    mc_free(c);
-    mc_free(ed.v);
-    mc_buf_release(&file);
-    mc_buf_release(&loop);
-    return rc;
+    /* Then two knobs more, in the table's order. */
+    for (i = 0; *ntags < k && i < b->nknobs; i++)
+        for (j = i + 1; *ntags < k && j < b->nknobs; j++)
+            add_pick(b, tags, ntags, k, base | 1ul << i | 1ul << j, nodes,
+                     n);
 }
 
 /* ---- learning and critique ---- */
+
+/* The riskiest knob of TAG (the later one among equals), or NULL. */
+static const struct mc_knob *
+riskiest(const struct mc_builtin *b, unsigned long tag)
+{
+    const struct mc_knob *k = NULL;
+    size_t i;
+
+    for (i = 0; i < b->nknobs; i++)
+        if ((tag >> i & 1) && (!k || b->knob[i].risk >= k->risk))
+            k = &b->knob[i];
+    return k;
+}
 
 void
 mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
@@ -796,12 +1053,8 @@ mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
                     ? nodes[c->parent].speedup
                     : 1.0;
     struct mc_buf what = MC_BUF_INIT;
-    const struct knob *k = NULL;
-    size_t j;
+    const struct mc_knob *k = riskiest(b, added);
 
-    for (j = 0; j < MC_ARRAY_SIZE(knobs); j++)
-        if (added & knobs[j].bit)
-            k = &knobs[j]; /* the riskiest added knob */
     if (added) {
         mc_buf_adds(&what, "added ");
         mc_builtin_label(b, added, &what);
@@ -819,7 +1072,7 @@ mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
     } else if (!c->correct) {
         /* Blame the riskiest new knob; the others may be fine. */
         if (k)
-            b->blamed |= k->bit;
+            b->blamed |= 1ul << (k - b->knob);
         mc_buf_addf(out, "%s: %.120s; %s likely changes the program's "
                          "meaning here (dropped)", what.s, detail,
                     k ? k->label : "a knob");

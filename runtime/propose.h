@@ -1,42 +1,74 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * propose.h: proposers, the policies that write candidate variants.
+ * propose.h: the built-in proposer (proposer=builtin), which needs no
+ * model. It writes variants that the user's unchanged recipe applies:
+ * directives and small rewrites inside the source (DESIGN 1.2).
  *
- * The built-in proposer (proposer=builtin) needs no model. It writes
- * compiler-guided variants: directives inside the source, so that the
- * user's unchanged recipe applies them (DESIGN 1.2):
- *   GCC    #pragma GCC optimize ("O3", "unroll-loops", ...) and
- *          #pragma GCC target ("arch=...") at the top of the file (or of
- *          each fenced region, between push_options and pop_options);
- *          #pragma GCC unroll N / #pragma GCC ivdep before innermost loops
- *   clang  #pragma GCC unroll N and #pragma clang loop vectorize(enable)
- *          / vectorize(assume_safety) before innermost loops (clang has
- *          no per-file optimization pragma)
- *   nvcc   inside kernels (the __global__ functions; with kernel=NAME,
- *          that one only, so nothing outside its span changes):
- *          unroll(4), unroll(8)   #pragma unroll N before innermost loops
- *          launch_bounds(256,2), launch_bounds(1024,1)
- *                                 __launch_bounds__(T, B) before the
- *                                 kernel's name, unless it has one
- *          restrict               __restrict__ on each pointer parameter
- *                                 that lacks it
- *          fast-intrinsics        expf( -> __expf(, and logf, sinf, cosf,
- *                                 powf, tanf, exp10f, log2f, log10f
+ * Its knobs form a table built per target (at most 64, one bit each of
+ * a node's tag), from the code (cmodel.h), the profile of the original
+ * on the user's inputs (eval.h: a gcov build, GCC only), the options and
+ * what the compiler accepts (ccprobe.h, once per compiler identity):
+ *
+ *   file      #pragma GCC optimize ("O3", "unroll-loops", ...) at the top
+ *             of the file (or of each fenced region, between push_options
+ *             and pop_options): O3 (unless the flags say -O3 or -Ofast),
+ *             unroll-loops, vect-cost-model=unlimited,
+ *             loop-unroll-and-jam, tree-loop-distribution, no-math-errno
+ *             (where loops call <math.h> functions), loop-nest-optimize
+ *             and graphite-identity (GCC's polyhedral optimizer), ipa-pta,
+ *             prefetch-loop-arrays, split-loops, unswitch-loops,
+ *             peel-loops; with a tolerance only: no-trapping-math and
+ *             fast-math; with isa=native only: #pragma GCC target
+ *             ("arch=...") (the machine's -march, resolved once)
+ *   loop      #pragma GCC unroll N, #pragma GCC ivdep (clang: #pragma
+ *             clang loop vectorize(assume_safety)), #pragma clang loop
+ *             vectorize(enable) interleave(enable), #pragma GCC novector
+ *             (GCC 14) or clang loop vectorize(disable): before every
+ *             innermost loop, or before one hot loop (LABEL@LN, N its
+ *             line); with a profile, unroll(T)@LN for a loop whose trip
+ *             count T is small
+ *   function  __attribute__((optimize("O3"))) and ("unroll-loops") on one
+ *             hot function (LABEL@NAME), flatten on one that calls
+ *   profile   expect: __builtin_expect(!!(COND), D) on each branch that
+ *             the profile shows taken in over 98% or under 2% of its
+ *             evaluations (at least 100); hot-cold: hot on the functions
+ *             that run most of the lines, cold on those that never ran
+ *   rewrites  interchange(J,K)@LN: a loop nest whose innermost loop walks
+ *             memory with a stride while the loop around it would walk it
+ *             with unit stride is reordered (the statements before the
+ *             inner loop, if any, keep a copy of the outer loop of their
+ *             own); restrict@NAME: __restrict on the pointer parameters
+ *             of a hot function. A rewrite is justified only by the
+ *             user's tests, as every variant is: it is judged with the
+ *             sanitizers besides the differential runs, whatever
+ *             sanitize= says
+ *   nvcc      inside kernels (the __global__ functions; with kernel=NAME,
+ *             that one only, so nothing outside its span changes):
+ *             unroll(4), unroll(8)   #pragma unroll N before innermost loops
+ *             launch_bounds(256,2), launch_bounds(1024,1)
+ *                                    __launch_bounds__(T, B) before the
+ *                                    kernel's name, unless it has one
+ *             restrict               __restrict__ on each pointer
+ *                                    parameter that lacks it
+ *             fast-intrinsics        expf( -> __expf(, and logf, sinf,
+ *                                    cosf, powf, tanf, exp10f, log2f,
+ *                                    log10f (with a tolerance only)
+ *
  * Each line inserted is followed by a #line directive, so compiler
- * messages keep pointing at SOURCE's lines; the CUDA insertions within a
- * line add none. Fast-math and fast intrinsics are proposed only when the
- * target has a tolerance; ISA extensions only with isa=native (the
- * machine's -march, resolved once), never beyond the user's flags
- * otherwise. A CUDA knob that would change nothing in the text (no loop,
- * no kernel, no pointer parameter, no math call in scope) is never
- * proposed.
+ * messages keep pointing at SOURCE's lines; insertions within a line add
+ * none. A knob that would change nothing in the text is never in the
+ * table; nor is one whose directive the compiler rejects or ignores.
  *
- * It is a policy: seeds first, in an order that usually pays, then
- * hill-climbing from the best correct variant by adding one knob at a
- * time. Knobs that failed to compile are never used again, knobs blamed
- * for wrong output are dropped, knobs that made things slower are not
- * added again to the same base. Its critique is a short rule-based
- * diagnosis of what changed and why it likely helped or hurt.
+ * The table's order is the policy: rewrites that the code's subscripts
+ * call for first, then the knobs the profile or the code supports (hot
+ * loops first, loops with floating-point math and calls), then the
+ * general ones, riskiest last. Seeds come first, the first of them a
+ * bundle of everything the evidence supports; then hill-climbing from
+ * the best correct variant adds one knob at a time. Knobs that failed to
+ * compile are never used again, knobs blamed for wrong output are
+ * dropped, knobs that made things slower are not added again to the
+ * same base. Its critique is a short rule-based diagnosis of what
+ * changed and why it likely helped or hurt.
  */
 #ifndef MC_PROPOSE_H
 #define MC_PROPOSE_H
@@ -57,27 +89,85 @@ struct mc_prop_node {
     double reward;         /* the search's reward (ranker.h ranks by it) */
 };
 
+#define MC_KNOBS_MAX 64
+
+enum mc_knob_kind {
+    MC_KK_OPT,          /* #pragma GCC optimize option OPT */
+    MC_KK_ISA,          /* #pragma GCC target ("arch=...") */
+    MC_KK_LOOP,         /* a loop pragma (OP), before loop WHERE or all */
+    MC_KK_FNOPT,        /* optimize(OPT) on function WHERE */
+    MC_KK_FNATTR,       /* the attribute OPT on function WHERE */
+    MC_KK_HOTCOLD,      /* hot and cold attributes from the profile */
+    MC_KK_EXPECT,       /* __builtin_expect from the profile */
+    MC_KK_RESTRICT,     /* __restrict on function WHERE's pointers */
+    MC_KK_INTERCHANGE,  /* loop WHERE and its parent swapped */
+    MC_KK_CUDA          /* a kernel-level edit (OP) */
+};
+
+struct mc_knob {
+    unsigned char kind;
+    unsigned char op;      /* the loop pragma or kernel edit */
+    short where;           /* a loop or function index, or -1: all */
+    short group;           /* one knob at most of a nonzero group */
+    short n;               /* the unroll count */
+    unsigned char rewrite; /* changes code, not only directives */
+    unsigned char risk;    /* 0-2: blamed first when output is wrong */
+    char label[48];
+    const char *opt;       /* the option or attribute text, or NULL */
+    const char *why;       /* what it does, for the critique */
+};
+
+struct mc_cmodel;
+
 struct mc_builtin {
     enum { MC_CC_GCC, MC_CC_CLANG, MC_CC_NVCC } family;
     int fast_math_ok;      /* the target has a tolerance */
+    int user_o3;           /* the flags say -O3 or -Ofast */
     char arch[64];         /* isa=native: -march the machine has, or "" */
     char kernel[128];      /* kernel=NAME, or "": all kernels */
+    struct mc_knob knob[MC_KNOBS_MAX]; /* the table; bit I is knob[I] */
+    size_t nknobs;
+    unsigned long seeds[16]; /* the first knob sets from the original */
+    size_t nseeds;
     unsigned long applicable; /* knobs that change the text at all */
     unsigned long banned;  /* knobs that failed to compile */
     unsigned long blamed;  /* knobs blamed for wrong output */
+    /* What the table was built from (owned): */
+    char *blank;           /* the original, blanked (ctext.h) */
+    size_t len;
+    struct mc_cmodel *m;   /* its model, or NULL (CUDA) */
+    unsigned char *ok;     /* ok[LINE]: the line may change (fences) */
+    signed char *expect;   /* per branch of M: -1, or the expected 0/1 */
+    unsigned char *heat;   /* per function of M: 1 hot, 2 cold, 0 */
 };
 
 /*
  * Set B up for target T, whose original is TEXT (LEN bytes): the
  * compiler family (from `CC --version`, run once; nvcc for CUDA), what
- * the options allow, and for CUDA which knobs have a place to apply in
- * TEXT. TEXT is only read during the call. MC_EINVAL for a compiler
- * command that does not split or a kernel name that is too long,
- * MC_ENOMEM.
+ * the options allow, what the compiler accepts (probed once per
+ * identity), and the knob table from TEXT and, unless COUNT is NULL, the
+ * profile: COUNT[L] executions of line L (1..NCOUNT-1; negative: no code
+ * there). TEXT and COUNT are only read during the call; every render
+ * must be of the same TEXT. Release B with mc_builtin_release(), also
+ * after a failure. MC_EINVAL for a compiler command that does not split
+ * or a kernel name that is too long, MC_ENOMEM.
  */
 enum mc_code mc_builtin_init(struct mc_builtin *b, const struct mc_target *t,
                              const char *text, size_t len,
+                             const double *count, size_t ncount,
                              struct mc_err *err);
+void mc_builtin_release(struct mc_builtin *b);
+
+/* The index of the knob labelled LABEL in B's table, or -1. */
+int mc_builtin_knob(const struct mc_builtin *b, const char *label);
+
+/* Internal, for propose.c: which lines (1-based) of TEXT may change
+ * into OK[1..NLINES]: those inside the fences, or all. */
+void mc_builtin_fences(const char *text, size_t len, unsigned char *ok,
+                       size_t nlines);
+
+/* Whether TAG holds a rewrite (judged with the sanitizers). */
+int mc_builtin_rewrites(const struct mc_builtin *b, unsigned long tag);
 
 /*
  * Choose up to K new knob sets to try from node PARENT (-1: the
@@ -94,7 +184,7 @@ enum mc_code mc_builtin_render(const struct mc_builtin *b, unsigned long tag,
                                const char *orig, size_t len,
                                struct mc_buf *out);
 
-/* "O3+unroll-loops+unroll(8)": the knobs of TAG, into OUT. */
+/* "O3+unroll-loops+unroll(8)@L12": the knobs of TAG, into OUT. */
 void mc_builtin_label(const struct mc_builtin *b, unsigned long tag,
                       struct mc_buf *out);
 

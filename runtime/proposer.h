@@ -36,6 +36,8 @@ struct mc_proposal {
     char *label;           /* owned: "O3+unroll(4)", "llm#3" */
     struct mc_buf code;    /* the whole source */
     int rejected;          /* no code to judge (verdict rejected) */
+    int sanitize;          /* judge with the sanitizers whatever
+                            * sanitize= says (a source rewrite) */
     char *detail;          /* owned: why it was rejected, or NULL */
 };
 

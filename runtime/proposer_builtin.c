@@ -20,12 +20,14 @@ builtin_init(struct mc_search *s, struct mc_err *err)
     if (!b)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     s->prop_state = b;
-    return mc_builtin_init(b, s->t, orig->s, orig->len, err);
+    return mc_builtin_init(b, s->t, orig->s, orig->len, NULL, 0, err);
 }
 
 static void
 builtin_release(struct mc_search *s)
 {
+    if (s->prop_state)
+        mc_builtin_release(s->prop_state);
     mc_free(s->prop_state);
     s->prop_state = NULL;
 }
@@ -111,6 +113,7 @@ builtin_propose(struct mc_search *s, const struct mc_plan *plan,
 
         p->parent = parents[i];
         p->tag = tags[i];
+        p->sanitize = mc_builtin_rewrites(b, tags[i]);
         mc_builtin_label(b, tags[i], &label);
         p->label = mc_buf_detach(&label, NULL);
         if (!p->label ||

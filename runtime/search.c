@@ -344,7 +344,9 @@ take(struct mc_search *s, struct mc_proposal *p, struct mc_err *err)
         return MC_OK;
     }
     return judge(s, s->n - 1,
-                 !strcmp(mc_target_get(s->t, MC_OPT_SANITIZE), "1"), err);
+                 p->sanitize ||
+                     !strcmp(mc_target_get(s->t, MC_OPT_SANITIZE), "1"),
+                 err);
 }
 
 /* The proposer's critiques of the N nodes from FIRST, counting what they

@@ -156,12 +156,15 @@ test_native__key_and_proposer(void)
     if (parse(&t, native, "gcc"))
         return;
     t.native_arch = mc_strdup("skylake");
-    is_long(mc_builtin_init(&b, &t, "", 0, &err), MC_OK, "proposer set up");
+    is_long(mc_builtin_init(&b, &t, "", 0, NULL, 0, &err), MC_OK,
+            "proposer set up");
     is_str(b.arch, "skylake", "the proposer takes the key's architecture");
+    mc_builtin_release(&b);
     mc_free(t.native_arch);
     t.native_arch = mc_strdup("cpu-0123456789abcdef");
-    mc_builtin_init(&b, &t, "", 0, &err);
+    mc_builtin_init(&b, &t, "", 0, NULL, 0, &err);
     is_str(b.arch, "", "but no CPU-flags hash");
+    mc_builtin_release(&b);
     mc_target_release(&t);
 }
 

@@ -85,6 +85,17 @@ write_file(const char *path, const char *text, size_t len)
     fclose(f);
 }
 
+/* What the set-ups made, released at the end. */
+static struct mc_builtin made[64];
+static size_t nmade;
+
+static void
+release_made(void)
+{
+    while (nmade)
+        mc_builtin_release(&made[--nmade]);
+}
+
 /* Set B up for PATH with the options ARGS (N of them); T is released. */
 static enum mc_code
 setup(struct mc_builtin *b, const char *path, char *const *args, size_t n,
@@ -98,10 +109,17 @@ setup(struct mc_builtin *b, const char *path, char *const *args, size_t n,
     mc_conf_init(&c, NULL);
     rc = mc_target_parse(&t, path, args, n, &c, &err);
     mc_conf_release(&c);
+    if (!rc && !t.compiler && !(t.compiler = mc_strdup(getenv("CC") ?
+                                                       getenv("CC") : "gcc")))
+        rc = MC_ENOMEM;
     if (!rc)
-        rc = mc_builtin_init(b, &t, text, len, &err);
+        rc = mc_builtin_init(b, &t, text, len, NULL, 0, &err);
     if (rc)
         printf("# %s: %s\n", path, err.msg);
+    if (nmade < MC_ARRAY_SIZE(made))
+        made[nmade++] = *b; /* a shallow copy: the owned parts */
+    else
+        printf("# too many set-ups to release\n");
     mc_target_release(&t);
     return rc;
 }
@@ -209,11 +227,12 @@ test_propose__labels(void)
     static const char *const labels[] = {
         "unroll(4)", "unroll(8)", "launch_bounds(256,2)",
         "launch_bounds(1024,1)", "restrict", "fast-intrinsics"};
+    char *tol[] = {"tolerance=1e-3"};
     struct mc_builtin b;
     struct mc_buf l = MC_BUF_INIT;
     size_t i;
 
-    if (!ok(!setup(&b, "k.cu", NULL, 0, source, strlen(source)), "setup"))
+    if (!ok(!setup(&b, "k.cu", tol, 1, source, strlen(source)), "setup"))
         return;
     is_long(b.family, MC_CC_NVCC, "a .cu target is nvcc's");
     for (i = 0; i < MC_ARRAY_SIZE(labels); i++)
@@ -302,9 +321,9 @@ test_propose__fast_intrinsics(void)
 }
 
 /* With kernel=NAME, every knob set chosen (and all knobs at once) leaves
- * SOURCE outside NAME byte-identical; returns the knobs chosen. */
-static unsigned long
-fenced(const char *name)
+ * SOURCE outside NAME byte-identical; the knobs chosen into LABELS. */
+static void
+fenced(const char *name, struct mc_buf *labels)
 {
     char arg[64], *args[] = {arg, "tolerance=1e-3"};
     unsigned long tags[64], all = 0;
@@ -315,7 +334,7 @@ fenced(const char *name)
 
     snprintf(arg, sizeof(arg), "kernel=%s", name);
     if (!ok(!setup(&b, "k.cu", args, 2, source, strlen(source)), arg))
-        return 0;
+        return;
     n = first_round(&b, MC_ARRAY_SIZE(tags), tags);
     for (i = 0; i < n; i++) {
         render(&b, tags[i], &r);
@@ -326,75 +345,77 @@ fenced(const char *name)
     render(&b, ~0ul, &r);
     ok(outside_same(name, &r) && r.len > strlen(source),
        "all knobs at once change NAME only");
+    mc_builtin_label(&b, all, labels);
     mc_buf_release(&r);
-    return all;
 }
 
 static void
 test_propose__kernel_fence(void)
 {
-    struct mc_builtin b;
-    unsigned long unroll, s, m;
+    struct mc_buf s = MC_BUF_INIT, m = MC_BUF_INIT;
 
-    if (!ok(!setup(&b, "k.cu", NULL, 0, source, strlen(source)), "setup"))
-        return;
-    unroll = knob(&b, "unroll(4)") | knob(&b, "unroll(8)");
-    s = fenced("scale");
-    m = fenced("matmul");
-    ok(s && !(s & unroll), "kernel=scale: no unroll (scale has no loop)");
-    ok(m & unroll, "kernel=matmul: unroll on its loop");
-    ok((s & knob(&b, "fast-intrinsics")) && (m & knob(&b, "restrict")),
-       "the other knobs are chosen");
+    fenced("scale", &s);
+    fenced("matmul", &m);
+    ok(s.s && !strstr(s.s, "unroll("),
+       "kernel=scale: no unroll (scale has no loop)");
+    ok(m.s && strstr(m.s, "unroll("), "kernel=matmul: unroll on its loop");
+    ok(s.s && m.s && strstr(s.s, "fast-intrinsics") &&
+       strstr(m.s, "restrict"), "the other knobs are chosen");
+    mc_buf_release(&s);
+    mc_buf_release(&m);
 }
 
 /* The knob sets chosen (all of them, K = 64) for TEXT as .cu with a
- * tolerance (and kernel=KERNEL unless NULL), OR-ed; *N: how many. All
- * bits when the setup fails. */
-static unsigned long
-chosen_for(const char *text, const char *kernel, size_t *n)
+ * tolerance (and kernel=KERNEL unless NULL), their labels joined into
+ * ALL ("original" when none); returns how many. */
+static size_t
+chosen_for(const char *text, const char *kernel, struct mc_buf *all)
 {
     char arg[64], *args[] = {"tolerance=1e-3", arg};
-    unsigned long tags[64], all = 0;
+    unsigned long tags[64], any = 0;
     struct mc_builtin b;
-    size_t i;
+    size_t i, n;
 
     snprintf(arg, sizeof(arg), "kernel=%s", kernel ? kernel : "");
     write_file("other.cu", text, strlen(text));
-    *n = 0;
-    if (setup(&b, "other.cu", args, kernel ? 2 : 1, text, strlen(text)))
-        return ~0ul;
-    *n = first_round(&b, MC_ARRAY_SIZE(tags), tags);
-    for (i = 0; i < *n; i++)
-        all |= tags[i];
-    return all;
+    mc_buf_reset(all);
+    if (setup(&b, "other.cu", args, kernel ? 2 : 1, text, strlen(text))) {
+        mc_buf_adds(all, "(setup failed)");
+        return 0;
+    }
+    n = first_round(&b, MC_ARRAY_SIZE(tags), tags);
+    for (i = 0; i < n; i++)
+        any |= tags[i];
+    mc_builtin_label(&b, any, all);
+    return n;
 }
 
 static void
 test_propose__nothing_to_apply(void)
 {
-    struct mc_builtin b;
-    unsigned long lb, all;
+    struct mc_buf all = MC_BUF_INIT;
     size_t n;
 
-    if (!ok(!setup(&b, "k.cu", NULL, 0, source, strlen(source)), "setup"))
-        return;
-    lb = knob(&b, "launch_bounds(256,2)") | knob(&b, "launch_bounds(1024,1)");
-    all = chosen_for("int main(void)\n{\n    float *p = 0;\n"
-                     "    for (int i = 0; i < 3; i++)\n        p++;\n"
-                     "    return expf(1.0f) > 0 && p;\n}\n", NULL, &n);
-    ok(n == 0 && all == 0, "host code only: nothing");
-    all = chosen_for("__global__ void k(int n)\n{\n}\n"
-                     "void h(float *p)\n{\n    for (int i = 0; i < 3; i++)\n"
-                     "        p[i] = expf(p[i]);\n}\n", NULL, &n);
-    ok(n == 2 && all == lb, "a bare kernel: launch bounds only");
-    all = chosen_for("__global__ void __launch_bounds__(128) k(float "
-                     "*__restrict__ p, const float *__restrict q)\n{\n"
-                     "    for (int i = 0; i < 3; i++)\n"
-                     "        p[i] = q[i];\n}\n", NULL, &n);
-    ok(n && all == (knob(&b, "unroll(4)") | knob(&b, "unroll(8)")),
+    n = chosen_for("int main(void)\n{\n    float *p = 0;\n"
+                   "    for (int i = 0; i < 3; i++)\n        p++;\n"
+                   "    return expf(1.0f) > 0 && p;\n}\n", NULL, &all);
+    ok(n == 0 && !strcmp(all.s, "original"), "host code only: nothing");
+    n = chosen_for("__global__ void k(int n)\n{\n}\n"
+                   "void h(float *p)\n{\n    for (int i = 0; i < 3; i++)\n"
+                   "        p[i] = expf(p[i]);\n}\n", NULL, &all);
+    ok(n == 2 && !strcmp(all.s, "launch_bounds(256,2)+"
+                                "launch_bounds(1024,1)"),
+       "a bare kernel: launch bounds only");
+    n = chosen_for("__global__ void __launch_bounds__(128) k(float "
+                   "*__restrict__ p, const float *__restrict q)\n{\n"
+                   "    for (int i = 0; i < 3; i++)\n"
+                   "        p[i] = q[i];\n}\n", NULL, &all);
+    ok(n && !strcmp(all.s, "unroll(8)+unroll(4)"),
        "bounds and restrict there already: unroll only");
-    all = chosen_for(source, "nosuch", &n);
-    ok(n == 0 && all == 0, "kernel=NAME that is not there: nothing");
+    n = chosen_for(source, "nosuch", &all);
+    ok(n == 0 && !strcmp(all.s, "original"),
+       "kernel=NAME that is not there: nothing");
+    mc_buf_release(&all);
 }
 
 static void
@@ -525,6 +546,7 @@ render_mode(const char *file, const char *outdir, char *const *args,
     for (i = 0; !rc && i < got; i++)
         rc = write_variant(&b, tags[i], i, &text, outdir);
     mc_buf_release(&text);
+    release_made();
     return rc ? 1 : 0;
 }
 
@@ -548,6 +570,7 @@ main(int argc, char **argv)
     TAP_RUN(test_propose__nothing_to_apply);
     TAP_RUN(test_propose__first_round);
     TAP_RUN(test_propose__variants_compile_with_nvcc);
+    release_made();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);

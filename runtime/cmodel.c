@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmodel.c: functions, loops and branches of a C or C++ source, read
+ * from its blanked text (see cmodel.h).
+ */
+#include "mc_setup.h"
+#include "cmodel.h"
+#include "alloc.h"
+#include "ctext.h"
+
+#include <ctype.h>
+
+/* The <math.h> functions that may set errno (with f and l variants):
+ * -fno-math-errno lets them inline and vectorize. */
+static const char *const errno_math[] = {
+    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+    "pow", "sin", "cos", "tan", "asin", "acos", "atan2", "hypot", "cbrt",
+    "fmod", "sinh", "cosh", "tanh"};
+
+static int
+is_ident(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+static size_t
+skip_space(const char *c, size_t len, size_t i)
+{
+    while (i < len && isspace((unsigned char)c[i]))
+        i++;
+    return i;
+}
+
+/* Just past the bracket closing the one at C[I], or LEN. */
+static size_t
+match_fwd(const char *c, size_t len, size_t i, char open, char close)
+{
+    int depth = 0;
+
+    for (; i < len; i++) {
+        depth += c[i] == open;
+        depth -= c[i] == close;
+        if (!depth)
+            return i + 1;
+    }
+    return len;
+}
+
+/* The bracket opening the CLOSE at C[I], not before FROM; or I. */
+static size_t
+match_back(const char *c, size_t from, size_t i, char open, char close)
+{
+    size_t j = i + 1;
+    int depth = 0;
+
+    while (j-- > from) {
+        depth += c[j] == close;
+        depth -= c[j] == open;
+        if (!depth)
+            return j;
+    }
+    return i;
+}
+
+/* The word ending just before C[I] (I > FROM) into [*W, I): its length. */
+static size_t
+word_before(const char *c, size_t from, size_t i, size_t *w)
+{
+    size_t j = i;
+
+    while (j > from && is_ident(c[j - 1]))
+        j--;
+    *w = j;
+    return i - j;
+}
+
+static int
+word_is(const char *c, size_t w, size_t n, const char *word)
+{
+    return n == strlen(word) && !strncmp(c + w, word, n);
+}
+
+int
+mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w)
+{
+    size_t i;
+
+    for (i = from; *w && i < to; i++)
+        if (mc_ctext_word_at(c, to, i, w))
+            return 1;
+    return 0;
+}
+
+size_t
+mc_cmodel_line(const struct mc_cmodel *m, size_t off)
+{
+    size_t lo = 1, hi = m->nlines;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (m->line_off[mid] <= off)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* V (N items of SIZE bytes) with room for one more, or NULL (then V
+ * is untouched) when out of memory. */
+static void *
+grow(void *v, size_t n, size_t size)
+{
+    return mc_realloc(v, (n + 1) * size);
+}
+
+/* ---- functions ---- */
+
+/* Whether the '{' at C[B] opens a function body in the scope starting at
+ * FROM; its declaration into F. */
+static int
+fn_at(const char *c, size_t from, size_t b, struct mc_cfunc *f)
+{
+    size_t i = b, w, n, open, k;
+
+    for (;;) {
+        while (i > from && isspace((unsigned char)c[i - 1]))
+            i--;
+        n = word_before(c, from, i, &w);
+        if (!n)
+            break;
+        if (!word_is(c, w, n, "const") && !word_is(c, w, n, "noexcept") &&
+            !word_is(c, w, n, "override") && !word_is(c, w, n, "final"))
+            return 0;
+        i = w;
+    }
+    if (i == from || c[i - 1] != ')')
+        return 0;
+    open = match_back(c, from, i - 1, '(', ')');
+    if (open == i - 1)
+        return 0;
+    for (k = open; k > from && isspace((unsigned char)c[k - 1]); k--)
+        ;
+    n = word_before(c, from, k, &w);
+    if (!n || isdigit((unsigned char)c[w]) || word_is(c, w, n, "if") ||
+        word_is(c, w, n, "while") || word_is(c, w, n, "for") ||
+        word_is(c, w, n, "switch") || word_is(c, w, n, "sizeof"))
+        return 0;
+    f->name = w;
+    f->name_len = n;
+    f->params = open;
+    f->params_end = i;
+    for (k = w; k > from && c[k - 1] != ';' && c[k - 1] != '}' &&
+                c[k - 1] != '{';
+         k--)
+        ;
+    f->start = skip_space(c, w, k);
+    return 1;
+}
+
+/* Whether the '{' at C[B] opens a namespace or extern "C" block, whose
+ * contents are file scope too. */
+static int
+transparent(const char *c, size_t from, size_t b)
+{
+    size_t i = b, w, n;
+
+    while (i > from && isspace((unsigned char)c[i - 1]))
+        i--;
+    n = word_before(c, from, i, &w);
+    if (word_is(c, w, n, "namespace") || word_is(c, w, n, "extern"))
+        return 1;
+    while (w > from && isspace((unsigned char)c[w - 1]))
+        w--;
+    n = word_before(c, from, w, &i);
+    return n && (word_is(c, i, n, "namespace") || word_is(c, i, n, "extern"));
+}
+
+static void
+scan_scope(const char *c, size_t from, size_t to, struct mc_cmodel *m,
+           int *oom)
+{
+    size_t i = from;
+
+    while (i < to && !*oom) {
+        struct mc_cfunc f, *nv;
+        size_t end;
+
+        if (c[i] != '{') {
+            i++;
+            continue;
+        }
+        end = match_fwd(c, to, i, '{', '}');
+        memset(&f, 0, sizeof(f));
+        if (fn_at(c, from, i, &f)) {
+            f.body = i;
+            f.end = end;
+            if ((nv = grow(m->fn, m->nfn, sizeof(*nv))) == NULL)
+                *oom = 1;
+            else
+                (m->fn = nv)[m->nfn++] = f;
+        } else if (transparent(c, from, i) && end > i + 1) {
+            scan_scope(c, i + 1, end - 1, m, oom);
+        }
+        i = end;
+    }
+}
+
+/* ---- loops ---- */
+
+/* The induction variable of the header at C[HEAD, END) into VAR (of
+ * SIZE bytes): the word before the first '=' of the init part, when the
+ * condition names it. */
+static void
+induction_var(const char *c, size_t head, size_t end, char *var,
+              size_t size)
+{
+    size_t i, semi = 0, semi2 = 0, w, n;
+
+    var[0] = '\0';
+    for (i = head + 1; i < end && !semi2; i++)
+        if (c[i] == ';') {
+            if (semi)
+                semi2 = i;
+            else
+                semi = i;
+        }
+    if (!semi2)
+        return;
+    for (i = head + 1; i < semi; i++)
+        if (c[i] == '=' && c[i + 1] != '=' && c[i - 1] != '=' &&
+            c[i - 1] != '!' && c[i - 1] != '<' && c[i - 1] != '>')
+            break;
+    if (i >= semi)
+        return;
+    while (i > head + 1 && isspace((unsigned char)c[i - 1]))
+        i--;
+    n = word_before(c, head + 1, i, &w);
+    if (!n || n >= size || isdigit((unsigned char)c[w]))
+        return;
+    memcpy(var, c + w, n);
+    var[n] = '\0';
+    if (!mc_cmodel_has_word(c, semi + 1, semi2, var))
+        var[0] = '\0';
+}
+
+/* Whether VAR is next to a '*' in C[FROM, TO), where it occurs. */
+static int
+multiplied(const char *c, size_t from, size_t to, const char *var)
+{
+    size_t i, j, n = strlen(var);
+
+    for (i = from; i < to; i++) {
+        if (!mc_ctext_word_at(c, to, i, var))
+            continue;
+        for (j = i; j > from && isspace((unsigned char)c[j - 1]); j--)
+            ;
+        if (j > from && c[j - 1] == '*')
+            return 1;
+        j = skip_space(c, to, i + n);
+        if (j < to && c[j] == '*')
+            return 1;
+    }
+    return 0;
+}
+
+/* Count the subscripts in C[FROM, TO) that index with VAR as the last
+ * subscript alone into *UNIT, and otherwise into *STRIDED. */
+static void
+strides(const char *c, size_t from, size_t to, const char *var, int *unit,
+        int *strided)
+{
+    size_t i, close, next;
+
+    for (i = from; var[0] && i < to; i++) {
+        if (c[i] != '[')
+            continue;
+        close = match_fwd(c, to, i, '[', ']');
+        if (!mc_cmodel_has_word(c, i + 1, close - 1, var))
+            continue;
+        next = skip_space(c, to, close);
+        if ((next < to && c[next] == '[') ||
+            multiplied(c, i + 1, close - 1, var))
+            (*strided)++;
+        else
+            (*unit)++;
+    }
+}
+
+static int
+count_math(const char *c, size_t from, size_t to)
+{
+    size_t i, f, n = 0;
+    char name[16];
+
+    for (i = from; i < to; i++)
+        for (f = 0; f < MC_ARRAY_SIZE(errno_math); f++) {
+            const char *suffix[] = {"", "f", "l"};
+            size_t s, j;
+            for (s = 0; s < 3; s++) {
+                snprintf(name, sizeof(name), "%s%s", errno_math[f],
+                         suffix[s]);
+                if (!mc_ctext_word_at(c, to, i, name))
+                    continue;
+                j = skip_space(c, to, i + strlen(name));
+                n += j < to && c[j] == '(';
+            }
+        }
+    return (int)n;
+}
+
+static int
+has_loop_word(const char *c, size_t from, size_t to)
+{
+    return mc_cmodel_has_word(c, from, to, "for") ||
+           mc_cmodel_has_word(c, from, to, "while") ||
+           mc_cmodel_has_word(c, from, to, "do");
+}
+
+/* The loop whose keyword is at C[I] in function FN into L: 1 when it
+ * has a header. */
+static int
+loop_at(const char *c, const struct mc_cmodel *m, int fn, size_t i,
+        struct mc_cloop *l)
+{
+    const struct mc_cfunc *f = &m->fn[fn];
+    size_t j = skip_space(c, f->end, i + 3), k;
+
+    if (j >= f->end || c[j] != '(')
+        return 0;
+    l->kw = i;
+    l->fn = fn;
+    l->line = mc_cmodel_line(m, i);
+    l->head = j;
+    l->head_end = match_fwd(c, f->end, j, '(', ')');
+    l->body = skip_space(c, f->end, l->head_end);
+    l->end = mc_ctext_skip_statement(c, f->end, l->head_end);
+    l->body_line = mc_cmodel_line(m, l->body);
+    l->innermost = !has_loop_word(c, l->body, l->end);
+    for (k = i, l->first_on_line = 1; k > 0 && c[k - 1] != '\n'; k--)
+        if (!isspace((unsigned char)c[k - 1]))
+            l->first_on_line = 0;
+    induction_var(c, l->head, l->head_end, l->var, sizeof(l->var));
+    strides(c, l->body, l->end, l->var, &l->unit, &l->strided);
+    l->math = count_math(c, l->body, l->end);
+    l->fp = mc_cmodel_has_word(c, f->body, f->end, "double") ||
+            mc_cmodel_has_word(c, f->body, f->end, "float") ||
+            mc_cmodel_has_word(c, f->params, f->params_end, "double") ||
+            mc_cmodel_has_word(c, f->params, f->params_end, "float");
+    return 1;
+}
+
+static void
+find_loops(const char *c, struct mc_cmodel *m, int fn, int *oom)
+{
+    const struct mc_cfunc *f = &m->fn[fn];
+    size_t i, first = m->nloop;
+
+    for (i = f->body + 1; i < f->end && !*oom; i++) {
+        struct mc_cloop l, *nv;
+        size_t k;
+
+        if (!mc_ctext_word_at(c, f->end, i, "for"))
+            continue;
+        memset(&l, 0, sizeof(l));
+        if (!loop_at(c, m, fn, i, &l))
+            continue;
+        l.parent = -1;
+        for (k = m->nloop; k-- > first;)
+            if (m->loop[k].body <= i && i < m->loop[k].end) {
+                l.parent = (int)k;
+                l.depth = m->loop[k].depth + 1;
+                strides(c, l.body, l.end, m->loop[k].var, &l.pv_unit,
+                        &l.pv_strided);
+                break;
+            }
+        if ((nv = grow(m->loop, m->nloop, sizeof(*nv))) == NULL)
+            *oom = 1;
+        else
+            (m->loop = nv)[m->nloop++] = l;
+    }
+}
+
+/* ---- branches ---- */
+
+static void
+find_branches(const char *c, struct mc_cmodel *m, int fn, int *oom)
+{
+    const struct mc_cfunc *f = &m->fn[fn];
+    size_t i;
+
+    for (i = f->body + 1; i < f->end && !*oom; i++) {
+        struct mc_cbranch b, *nv;
+        size_t j, s;
+
+        if (!mc_ctext_word_at(c, f->end, i, "if"))
+            continue;
+        j = skip_space(c, f->end, i + 2);
+        if (j >= f->end || c[j] != '(')
+            continue;
+        memset(&b, 0, sizeof(b));
+        b.kw = i;
+        b.fn = fn;
+        b.cond = j;
+        b.cond_end = match_fwd(c, f->end, j, '(', ')');
+        b.line = mc_cmodel_line(m, i);
+        s = skip_space(c, f->end, b.cond_end);
+        if (s < f->end && c[s] == '{')
+            s = skip_space(c, f->end, s + 1);
+        if (s < f->end && mc_cmodel_line(m, s) > b.line)
+            b.then_line = mc_cmodel_line(m, s);
+        if ((nv = grow(m->br, m->nbr, sizeof(*nv))) == NULL)
+            *oom = 1;
+        else
+            (m->br = nv)[m->nbr++] = b;
+    }
+}
+
+static enum mc_code
+index_lines(const char *c, size_t len, struct mc_cmodel *m)
+{
+    size_t i, n = 1;
+
+    for (i = 0; i < len; i++)
+        n += c[i] == '\n';
+    m->line_off = mc_calloc(n + 2, sizeof(*m->line_off));
+    if (!m->line_off)
+        return MC_ENOMEM;
+    m->nlines = n;
+    m->line_off[1] = 0;
+    for (i = 0, n = 1; i < len; i++)
+        if (c[i] == '\n')
+            m->line_off[++n] = i + 1;
+    return MC_OK;
+}
+
+enum mc_code
+mc_cmodel_build(const char *c, size_t len, struct mc_cmodel *m)
+{
+    int oom = 0;
+    size_t f;
+
+    memset(m, 0, sizeof(*m));
+    if (index_lines(c, len, m))
+        return MC_ENOMEM;
+    scan_scope(c, 0, len, m, &oom);
+    for (f = 0; f < m->nfn && !oom; f++) {
+        m->fn[f].line = mc_cmodel_line(m, m->fn[f].start);
+        m->fn[f].end_line = mc_cmodel_line(m, m->fn[f].end - 1);
+        find_loops(c, m, (int)f, &oom);
+        find_branches(c, m, (int)f, &oom);
+    }
+    if (oom) {
+        mc_cmodel_release(m);
+        return MC_ENOMEM;
+    }
+    return MC_OK;
+}
+
+void
+mc_cmodel_release(struct mc_cmodel *m)
+{
+    mc_free(m->fn);
+    mc_free(m->loop);
+    mc_free(m->br);
+    mc_free(m->line_off);
+    memset(m, 0, sizeof(*m));
+}
+
+/* Whether C[FROM, TO) holds a word that jumps out of a loop body. */
+static int
+has_jump(const char *c, size_t from, size_t to)
+{
+    return mc_cmodel_has_word(c, from, to, "break") ||
+           mc_cmodel_has_word(c, from, to, "continue") ||
+           mc_cmodel_has_word(c, from, to, "return") ||
+           mc_cmodel_has_word(c, from, to, "goto");
+}
+
+int
+mc_cmodel_nest(const char *c, const struct mc_cmodel *m, int outer,
+               int inner, size_t *pre, int *block)
+{
+    const struct mc_cloop *o = &m->loop[outer], *in = &m->loop[inner];
+    size_t after;
+
+    if (in->parent != outer || !in->innermost || !o->var[0] ||
+        !in->var[0] || !strcmp(o->var, in->var) ||
+        mc_cmodel_has_word(c, in->head, in->head_end, o->var) ||
+        mc_cmodel_has_word(c, o->head, o->head_end, in->var) ||
+        has_jump(c, in->body, in->end))
+        return 0;
+    *block = c[o->body] == '{';
+    if (!*block) {
+        *pre = in->kw;
+        return o->body == in->kw;
+    }
+    *pre = skip_space(c, o->end, o->body + 1);
+    after = skip_space(c, o->end, in->end);
+    if (after != o->end - 1)
+        return 0;
+    return *pre == in->kw ||
+           (!has_jump(c, *pre, in->kw) && !has_loop_word(c, *pre, in->kw) &&
+            !mc_cmodel_has_word(c, *pre, in->kw, in->var) &&
+            !mc_cmodel_has_word(c, *pre, in->kw, "case"));
+}

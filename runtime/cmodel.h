@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmodel.h: a structural model of a C or C++ source for the built-in
+ * proposer, read from the blanked text (ctext.h) without a compiler:
+ *
+ *   functions  definitions at file scope (or inside namespace and
+ *              extern "C" blocks): the '{' of a body whose text before
+ *              it ends in ')' (then optionally const, noexcept,
+ *              override, final); class bodies and initializers are
+ *              skipped
+ *   loops      every `for` inside a function: its header, its body, the
+ *              loop that encloses it, whether it is innermost (no loop
+ *              keyword in its body), its induction variable when the
+ *              header starts `[TYPE] VAR = ...` and the condition names
+ *              VAR, and how its body indexes arrays with that variable
+ *   branches   every `if (...)` inside a function, with the line where
+ *              its then-statement starts when that is a later line (a
+ *              line count there tells how often the branch is taken)
+ *
+ * The model is a reading, not a proof: every variant written from it is
+ * judged by the executor like any other (differential runs, sanitizers),
+ * and a rewrite that the text misled is rejected there.
+ */
+#ifndef MC_CMODEL_H
+#define MC_CMODEL_H
+
+#include <stddef.h>
+#include "status.h"
+
+struct mc_cfunc {
+    size_t start;          /* the start of the declaration's first line */
+    size_t name, name_len; /* its name */
+    size_t params;         /* '(' of the parameter list */
+    size_t params_end;     /* just past its ')' */
+    size_t body, end;      /* '{' and just past the closing '}' */
+    size_t line, end_line; /* lines (1-based) of START and of the '}' */
+};
+
+struct mc_cloop {
+    size_t kw;             /* offset of "for" */
+    size_t line;           /* its line */
+    size_t head, head_end; /* '(' and just past the matching ')' */
+    size_t body, end;      /* the body's first character, and past it */
+    size_t body_line;      /* the line of the body's first character */
+    int parent;            /* the enclosing loop, or -1 */
+    int fn;                /* the enclosing function */
+    int depth;             /* 0: outermost in its function */
+    int innermost;         /* no loop keyword in the body */
+    int first_on_line;     /* only blanks before the keyword */
+    char var[32];          /* the induction variable, or "" */
+    int unit, strided;     /* array subscripts using VAR as the last
+                            * index alone (unit stride) / elsewhere */
+    int pv_unit, pv_strided; /* the same for the parent's variable */
+    int math;              /* calls of <math.h> functions in the body */
+    int fp;                /* the function uses double or float */
+};
+
+struct mc_cbranch {
+    size_t kw;             /* offset of "if" */
+    size_t cond, cond_end; /* '(' and just past the matching ')' */
+    size_t line;           /* the line of "if" */
+    size_t then_line;      /* the then-statement's first line, or 0 when
+                            * it starts on the if's own line */
+    int fn;
+};
+
+struct mc_cmodel {
+    struct mc_cfunc *fn;
+    size_t nfn;
+    struct mc_cloop *loop;
+    size_t nloop;
+    struct mc_cbranch *br;
+    size_t nbr;
+    size_t *line_off;      /* line_off[L]: offset where line L starts */
+    size_t nlines;
+};
+
+#define MC_CMODEL_INIT {NULL, 0, NULL, 0, NULL, 0, NULL, 0}
+
+/*
+ * Build M from C, a blanked text of LEN bytes (mc_ctext_blank()). C is
+ * only read during the call; offsets in M index it (and the original,
+ * which has the same length). MC_ENOMEM.
+ */
+enum mc_code mc_cmodel_build(const char *c, size_t len, struct mc_cmodel *m);
+void mc_cmodel_release(struct mc_cmodel *m);
+
+/* The line (1-based) holding offset OFF. */
+size_t mc_cmodel_line(const struct mc_cmodel *m, size_t off);
+
+/* Whether the word W occurs as a whole word in C[FROM, TO). */
+int mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w);
+
+/*
+ * Whether loops OUTER and INNER (indices) form a nest that loop
+ * interchange may reorder: INNER is innermost and the last statement of
+ * OUTER's body (its only one, or the last of a block that holds nothing
+ * else but statements before it), both have an induction variable,
+ * neither header names the other's variable, and the body has no
+ * break, continue, return or goto. *PRE is set to the offset where the
+ * statements before INNER start, equal to INNER's keyword when there
+ * are none; *BLOCK to whether OUTER's body is a '{' block.
+ */
+int mc_cmodel_nest(const char *c, const struct mc_cmodel *m, int outer,
+                   int inner, size_t *pre, int *block);
+
+#endif /* MC_CMODEL_H */
