@@ -22,6 +22,7 @@
 #define MC_EVAL_H
 
 #include "buf.h"
+#include "profile.h"
 #include "sandbox.h"
 #include "target.h"
 
@@ -126,6 +127,34 @@ enum mc_code mc_eval_prepare(struct mc_eval *ev, struct mc_err *err);
 enum mc_code mc_eval_candidate(struct mc_eval *ev, const char *text,
                                size_t len, int sanitize, int time_it,
                                struct mc_feedback *fb, struct mc_err *err);
+
+/*
+ * A source profile of the original: gcov's JSON text (`gcov
+ * --json-format --stdout`, GCC 9+ intermediate format) appended to
+ * GCOV_JSON (initialised by the caller, who releases it). EV must be
+ * prepared (mc_eval_prepare()). The original's test build (its flags,
+ * test-cppflags, link files) is built again in a fresh sandbox
+ * directory with -fprofile-arcs -ftest-coverage -fprofile-update=single
+ * and run trusted on every input as the reference runs go (stdin,
+ * args=, a fresh directory with the files= files); the runs' counts add
+ * up. Nothing is left behind. Only for C and C++ built by gcc: CUDA,
+ * clang, no gcov, a failed build, a run that times out (10 times the
+ * original's slowest run, at least 30 s), crashes or writes no data,
+ * and a failing gcov are MC_EINVAL with ERR saying which; a caller goes
+ * on without a profile. MC_ENOMEM, MC_EIO as usual.
+ */
+enum mc_code mc_eval_profile(struct mc_eval *ev, struct mc_buf *gcov_json,
+                             struct mc_err *err);
+
+/*
+ * mc_eval_profile() read into P (initialised; what it held is
+ * released) with mc_profile_parse() for the original's source, its
+ * lines extended to all the source's lines. On any error P is empty
+ * and the code is mc_eval_profile()'s or mc_profile_parse()'s.
+ */
+enum mc_code mc_eval_profile_parsed(struct mc_eval *ev,
+                                    struct mc_profile *p,
+                                    struct mc_err *err);
 
 /*
  * The statistics of the promotion rule, exposed for tests: the
