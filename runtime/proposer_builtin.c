@@ -7,20 +7,46 @@
 #include "mc_setup.h"
 #include "proposer.h"
 #include "alloc.h"
+#include "eval.h"
 #include "log.h"
 #include "propose.h"
 #include "search.h"
+
+/* The profile of the original on the user's inputs into P (a gcov
+ * build: GCC's C and C++ only). Without one the proposer goes by the
+ * code alone, and says so. Returns 1 when there is a profile. */
+static int
+profile(struct mc_search *s, struct mc_profile *p)
+{
+    struct mc_err perr = MC_ERR_INIT;
+
+    if (mc_eval_profile_parsed(s->ev, p, &perr) == MC_OK && p->count)
+        return 1;
+    mc_verbose("%s: no profile of the original (%s); the built-in proposer "
+             "goes by the code", s->t->source,
+             perr.msg[0] ? perr.msg : "none");
+    mc_profile_release(p);
+    return 0;
+}
 
 static enum mc_code
 builtin_init(struct mc_search *s, struct mc_err *err)
 {
     struct mc_builtin *b = mc_calloc(1, sizeof(*b));
     const struct mc_buf *orig = &s->ev->orig_text; /* mc_eval_prepare() */
+    struct mc_profile p;
+    enum mc_code rc;
 
     if (!b)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     s->prop_state = b;
-    return mc_builtin_init(b, s->t, orig->s, orig->len, NULL, 0, err);
+    mc_profile_init(&p);
+    if (s->t->lang != MC_LANG_CUDA)
+        profile(s, &p);
+    rc = mc_builtin_init(b, s->t, orig->s, orig->len, p.count,
+                         p.count ? p.nlines + 1 : 0, err);
+    mc_profile_release(&p);
+    return rc;
 }
 
 static void
