@@ -477,12 +477,22 @@ has_jump(const char *c, size_t from, size_t to)
            mc_cmodel_has_word(c, from, to, "goto");
 }
 
+/* Whether the statements in C[FROM, TO) may go to a loop of their own:
+ * no jump, no loop, no case label, no use of VAR. */
+static int
+movable(const char *c, size_t from, size_t to, const char *var)
+{
+    return from >= to ||
+           (!has_jump(c, from, to) && !has_loop_word(c, from, to) &&
+            !mc_cmodel_has_word(c, from, to, var) &&
+            !mc_cmodel_has_word(c, from, to, "case"));
+}
+
 int
 mc_cmodel_nest(const char *c, const struct mc_cmodel *m, int outer,
-               int inner, size_t *pre, int *block)
+               int inner, size_t *pre, size_t *post, int *block)
 {
     const struct mc_cloop *o = &m->loop[outer], *in = &m->loop[inner];
-    size_t after;
 
     if (in->parent != outer || !in->innermost || !o->var[0] ||
         !in->var[0] || !strcmp(o->var, in->var) ||
@@ -493,14 +503,13 @@ mc_cmodel_nest(const char *c, const struct mc_cmodel *m, int outer,
     *block = c[o->body] == '{';
     if (!*block) {
         *pre = in->kw;
+        *post = o->end;
         return o->body == in->kw;
     }
     *pre = skip_space(c, o->end, o->body + 1);
-    after = skip_space(c, o->end, in->end);
-    if (after != o->end - 1)
+    *post = skip_space(c, o->end, in->end);
+    if (*post >= o->end)
         return 0;
-    return *pre == in->kw ||
-           (!has_jump(c, *pre, in->kw) && !has_loop_word(c, *pre, in->kw) &&
-            !mc_cmodel_has_word(c, *pre, in->kw, in->var) &&
-            !mc_cmodel_has_word(c, *pre, in->kw, "case"));
+    return movable(c, *pre, in->kw, in->var) &&
+           movable(c, *post, o->end - 1, in->var);
 }

@@ -93,15 +93,17 @@ int mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w);
 
 /*
  * Whether loops OUTER and INNER (indices) form a nest that loop
- * interchange may reorder: INNER is innermost and the last statement of
- * OUTER's body (its only one, or the last of a block that holds nothing
- * else but statements before it), both have an induction variable,
- * neither header names the other's variable, and the body has no
- * break, continue, return or goto. *PRE is set to the offset where the
- * statements before INNER start, equal to INNER's keyword when there
- * are none; *BLOCK to whether OUTER's body is a '{' block.
+ * interchange may reorder: INNER is innermost and OUTER's body is INNER
+ * alone, or a '{' block holding INNER with statements before it (PRE)
+ * and after it (POST) that have no jump, loop or case label and do not
+ * name INNER's variable; both have an induction variable, neither
+ * header names the other's variable, and INNER's body has no break,
+ * continue, return or goto. *PRE is set to where the statements before
+ * INNER start (INNER's keyword when there are none), *POST to where
+ * those after it start (the block's '}' when there are none), *BLOCK to
+ * whether OUTER's body is a block.
  */
 int mc_cmodel_nest(const char *c, const struct mc_cmodel *m, int outer,
-                   int inner, size_t *pre, int *block);
+                   int inner, size_t *pre, size_t *post, int *block);
 
 #endif /* MC_CMODEL_H */

@@ -442,7 +442,7 @@ static void
 interchange_knobs(struct mc_builtin *b)
 {
     const struct mc_cmodel *m = b->m;
-    size_t i, pre, l;
+    size_t i, pre, post, l;
     char label[48];
     int block;
 
@@ -453,7 +453,8 @@ interchange_knobs(struct mc_builtin *b)
 
         if (n->parent < 0 || n->strided == 0 ||
             n->pv_strided >= n->strided || n->pv_unit == 0 ||
-            !mc_cmodel_nest(b->blank, m, n->parent, (int)i, &pre, &block))
+            !mc_cmodel_nest(b->blank, m, n->parent, (int)i, &pre, &post,
+                            &block))
             continue;
         o = &m->loop[n->parent];
         for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)

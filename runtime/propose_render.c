@@ -485,8 +485,10 @@ expect_edits(const struct mc_builtin *b, struct edits *ed)
     }
 }
 
-/* Loop interchange of loop IN and its parent (see propose.h), as edits
- * of ORIG's headers. */
+/* Loop interchange of loop IN and its parent O, as edits of ORIG (see
+ * propose.h). Statements before the inner loop (P) keep a copy of O of
+ * their own, and so do those after it (Q); the three loops sit in one
+ * block:  { O { P } I O { BODY } O { Q } }. */
 static void
 interchange_edits(const struct mc_builtin *b, int in, const char *orig,
                   struct edits *ed)
@@ -494,34 +496,33 @@ interchange_edits(const struct mc_builtin *b, int in, const char *orig,
     const struct mc_cloop *n = &b->m->loop[in];
     const struct mc_cloop *o = &b->m->loop[n->parent];
     struct mc_buf h1 = MC_BUF_INIT, h2 = MC_BUF_INIT, t = MC_BUF_INIT;
-    size_t pre;
-    int block;
+    size_t pre, post;
+    int block, p, q;
 
-    if (!mc_cmodel_nest(b->blank, b->m, n->parent, in, &pre, &block))
+    if (!mc_cmodel_nest(b->blank, b->m, n->parent, in, &pre, &post, &block))
         return;
+    p = block && pre != n->kw;
+    q = block && post != o->end - 1;
     mc_buf_add(&h1, orig + o->kw, o->head_end - o->kw);
     mc_buf_add(&h2, orig + n->kw, n->head_end - n->kw);
-    if (mc_buf_status(&h1) || mc_buf_status(&h2)) {
+    mc_buf_addf(&t, "%s%s %s%s", p ? "} " : "", h2.s ? h2.s : "",
+                h1.s ? h1.s : "", p || q ? " {" : "");
+    if (mc_buf_status(&h1) || mc_buf_status(&h2) || mc_buf_status(&t)) {
         ed->oom = 1;
     } else if (!block) {
         add_edit(ed, o->kw, o->head_end - o->kw, h2.s);
         add_edit(ed, n->kw, n->head_end - n->kw, h1.s);
     } else {
-        /* With statements before the inner loop, the outer loop keeps
-         * them in a copy of its own, and the two loops become one
-         * statement again inside braces. */
-        mc_buf_addf(&t, "%s%s %s%s", pre == n->kw ? "" : "} ", h2.s, h1.s,
-                    pre == n->kw ? "" : " {");
-        if (pre == n->kw) {
-            add_edit(ed, o->kw, o->head_end - o->kw, "");
-        } else {
-            add_edit(ed, o->kw, 0, "{ ");
+        add_edit(ed, n->kw, n->head_end - n->kw, t.s);
+        mc_buf_reset(&t);
+        mc_buf_addf(&t, "{ %s", h1.s);
+        add_edit(ed, o->kw, o->head_end - o->kw, p ? t.s : "");
+        mc_buf_reset(&t);
+        mc_buf_addf(&t, " } %s {", h1.s);
+        if (q)
+            add_edit(ed, n->end, 0, t.s);
+        if (p || q)
             add_edit(ed, o->end, 0, " }");
-        }
-        if (mc_buf_status(&t))
-            ed->oom = 1;
-        else
-            add_edit(ed, n->kw, n->head_end - n->kw, t.s);
     }
     mc_buf_release(&h1);
     mc_buf_release(&h2);
