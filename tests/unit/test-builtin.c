@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * test-builtin.c: the built-in proposer on host code: the model of the
+ * code (functions, loops, their variables and strides, branches, nests),
+ * and each knob family as it appears in the variant: file options
+ * (no-math-errno, O3 unless the flags have it), per-loop pragmas and
+ * per-function attributes on the hot ones, the profile's
+ * __builtin_expect, hot/cold and unroll(T), loop interchange (the
+ * variant compiles and prints what the original prints), restrict on a
+ * hot function, and clang's loop pragmas. A compiler that rejects a
+ * directive never sees it again: the probe leaves the knob out, is
+ * remembered (a second set-up runs no probe), and a knob that failed to
+ * compile in a search is never chosen again. The cases run in a scratch
+ * directory that is the current directory, with XDG_CACHE_HOME there.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "cmodel.h"
+#include "ctext.h"
+#include "propose.h"
+#include "target.h"
+#include "tap.h"
+
+#include <sys/wait.h>
+
+static char dir[] = "/tmp/mc-builtin-XXXXXX";
+
+/* A matrix product in i-j-k order over variably sized arrays, a helper
+ * with a biased branch, and a main that prints a checksum. */
+static const char gemm[] =
+    "#include <stdio.h>\n"                                       /* 1 */
+    "#include <math.h>\n"                                        /* 2 */
+    "static void\n"                                              /* 3 */
+    "mm(int n, double (*c)[n], double (*a)[n], double (*b)[n])\n" /* 4 */
+    "{\n"                                                        /* 5 */
+    "    for (int i = 0; i < n; i++)\n"                          /* 6 */
+    "        for (int j = 0; j < n; j++) {\n"                    /* 7 */
+    "            c[i][j] *= 0.5;\n"                              /* 8 */
+    "            for (int k = 0; k < n; k++)\n"                  /* 9 */
+    "                c[i][j] += a[i][k] * b[k][j];\n"            /* 10 */
+    "        }\n"                                                /* 11 */
+    "}\n"                                                        /* 12 */
+    "static double\n"                                            /* 13 */
+    "norm(int n, double *x, double *y)\n"                        /* 14 */
+    "{\n"                                                        /* 15 */
+    "    double s = 0;\n"                                        /* 16 */
+    "    for (int i = 0; i < n; i++) {\n"                        /* 17 */
+    "        if (x[i] < -1e9)\n"                                 /* 18 */
+    "            s -= 1;\n"                                      /* 19 */
+    "        s += sqrt(x[i] * x[i] + y[i]);\n"                   /* 20 */
+    "    }\n"                                                    /* 21 */
+    "    return s;\n"                                            /* 22 */
+    "}\n"                                                        /* 23 */
+    "int\n"                                                      /* 24 */
+    "main(void)\n"                                               /* 25 */
+    "{\n"                                                        /* 26 */
+    "    enum { N = 24 };\n"                                     /* 27 */
+    "    static double a[N][N], b[N][N], c[N][N], x[N];\n"       /* 28 */
+    "    for (int i = 0; i < N; i++)\n"                          /* 29 */
+    "        for (int j = 0; j < N; j++) {\n"                    /* 30 */
+    "            a[i][j] = i * 0.25 - j;\n"                      /* 31 */
+    "            b[i][j] = j * 0.125 + i;\n"                     /* 32 */
+    "            c[i][j] = i + j;\n"                             /* 33 */
+    "        }\n"                                                /* 34 */
+    "    mm(N, c, a, b);\n"                                      /* 35 */
+    "    for (int i = 0; i < N; i++)\n"                          /* 36 */
+    "        x[i] = c[i][i];\n"                                  /* 37 */
+    "    printf(\"%.17g %.17g\\n\", c[3][5], norm(N, x, x));\n"  /* 38 */
+    "    return 0;\n"                                            /* 39 */
+    "}\n";                                                       /* 40 */
+
+static void
+write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+
+    if (!f) {
+        printf("# cannot write %s\n", path);
+        return;
+    }
+    fwrite(text, 1, len, f);
+    fclose(f);
+}
+
+/* Set B up for TEXT as PATH with compiler CC and FLAGS (space-separated,
+ * or ""), the profile COUNT (NCOUNT lines, or NULL). */
+static enum mc_code
+setup(struct mc_builtin *b, const char *path, const char *cc,
+      const char *flags, const double *count, size_t ncount,
+      const char *text)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    struct mc_conf c;
+    enum mc_code rc;
+
+    memset(b, 0, sizeof(*b));
+    write_file(path, text, strlen(text));
+    mc_conf_init(&c, NULL);
+    rc = mc_target_parse(&t, path, NULL, 0, &c, &err);
+    mc_conf_release(&c);
+    if (!rc && !(t.compiler = mc_strdup(cc)))
+        rc = MC_ENOMEM;
+    if (!rc && *flags)
+        rc = mc_shell_split(flags, &t.flags, &err);
+    if (!rc)
+        rc = mc_builtin_init(b, &t, text, strlen(text), count, ncount, &err);
+    if (rc)
+        printf("# %s: %s\n", path, err.msg);
+    mc_target_release(&t);
+    return rc;
+}
+
+/* TEXT rendered by B with the knobs LABELS ('+'-separated) into OUT;
+ * a label that is not in the table fails the test. */
+static void
+render(const struct mc_builtin *b, const char *labels, const char *text,
+       struct mc_buf *out)
+{
+    unsigned long tag = 0;
+    const char *p, *e;
+    char one[64];
+
+    for (p = labels; *p; p = *e ? e + 1 : e) {
+        int k;
+        e = p + strcspn(p, "+");
+        snprintf(one, sizeof(one), "%.*s", (int)(e - p), p);
+        k = mc_builtin_knob(b, one);
+        if (!ok(k >= 0, one))
+            continue;
+        tag |= 1ul << k;
+    }
+    mc_buf_reset(out);
+    if (mc_builtin_render(b, tag, text, strlen(text), out) || !out->s)
+        mc_buf_adds(out, "(render failed)");
+}
+
+static int
+count(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    while (hay && (hay = strstr(hay, needle)) != NULL) {
+        n++;
+        hay += strlen(needle);
+    }
+    return n;
+}
+
+/* The output of TEXT built with `gcc -O2` and run, into OUT. */
+static int
+build_run(const char *name, const char *text, struct mc_buf *out)
+{
+    char cmd[256];
+    FILE *p;
+    int c;
+
+    write_file(name, text, strlen(text));
+    snprintf(cmd, sizeof(cmd), "gcc -O2 -o %s.exe %s -lm 2>&1 && ./%s.exe",
+             name, name, name);
+    mc_buf_reset(out);
+    if (!(p = popen(cmd, "r")))
+        return 0;
+    while ((c = fgetc(p)) != EOF)
+        mc_buf_addc(out, (char)c);
+    return pclose(p) == 0 && out->s;
+}
+
+static void
+test_builtin__model(void)
+{
+    struct mc_cmodel m;
+    char *c = mc_ctext_blank(gemm, strlen(gemm));
+    size_t pre, post;
+    int block;
+
+    if (!ok(c && !mc_cmodel_build(c, strlen(gemm), &m), "model built"))
+        return;
+    is_long(m.nfn, 3, "three functions");
+    ok(m.nfn == 3 && !strncmp(gemm + m.fn[1].name, "norm", 4) &&
+       m.fn[1].line == 13 && m.fn[1].end_line == 23,
+       "norm from line 13 to 23");
+    is_long(m.nloop, 7, "seven loops");
+    ok(m.nloop == 7 && m.loop[2].line == 9 && m.loop[2].innermost &&
+       !strcmp(m.loop[2].var, "k") && m.loop[2].parent == 1 &&
+       m.loop[2].depth == 2, "k: the innermost of three, line 9");
+    ok(m.nloop == 7 && m.loop[2].strided == 1 && m.loop[2].unit == 1 &&
+       m.loop[2].pv_unit == 2 && m.loop[2].pv_strided == 0,
+       "k strides down b's column; j would not");
+    ok(m.nloop == 7 && m.loop[3].math == 1 && m.loop[3].fp,
+       "norm's loop calls sqrt on doubles");
+    ok(m.nbr == 1 && m.br[0].line == 18 && m.br[0].then_line == 19,
+       "the branch on line 18, taken on line 19");
+    ok(m.nloop == 7 &&
+       mc_cmodel_nest(c, &m, 1, 2, &pre, &post, &block) && block &&
+       pre < m.loop[2].kw && post == m.loop[1].end - 1,
+       "j-k is a nest with a statement before the inner loop");
+    ok(!mc_cmodel_nest(c, &m, 0, 1, &pre, &post, &block),
+       "i-j is not (j is not innermost)");
+    mc_cmodel_release(&m);
+    mc_free(c);
+}
+
+static void
+test_builtin__file_options(void)
+{
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT;
+
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", NULL, 0, gemm), "setup"))
+        return;
+    ok(mc_builtin_knob(&b, "O3") >= 0, "O3 under -O2");
+    render(&b, "no-math-errno", gemm, &r);
+    ok(!strncmp(r.s, "#pragma GCC optimize (\"no-math-errno\")\n#line 1\n"
+                     "#include <stdio.h>\n", 56),
+       "no-math-errno at the top, then #line 1");
+    render(&b, "O3+loop-nest-optimize", gemm, &r);
+    contains(r.s, "#pragma GCC optimize (\"O3\", \"loop-nest-optimize\")\n",
+             "GCC's polyhedral optimizer beside O3");
+    mc_builtin_release(&b);
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O3 -g", NULL, 0, gemm), "setup"))
+        return;
+    ok(mc_builtin_knob(&b, "O3") < 0, "no O3 under -O3");
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+}
+
+static void
+test_builtin__loops_and_functions(void)
+{
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT;
+
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", NULL, 0, gemm), "setup"))
+        return;
+    render(&b, "unroll(8)@L9", gemm, &r);
+    contains(r.s, "        c[i][j] *= 0.5;\n#pragma GCC unroll 8\n#line 9\n"
+                  "            for (int k", "unroll(8) before line 9 only");
+    is_long(count(r.s, "#pragma GCC unroll"), 1, "and nowhere else");
+    render(&b, "ivdep@L17", gemm, &r);
+    contains(r.s, "#pragma GCC ivdep\n#line 17\n    for (int i",
+             "ivdep before norm's loop");
+    render(&b, "O3@mm+unroll-loops@mm", gemm, &r);
+    contains(r.s, "<math.h>\n__attribute__((optimize(\"O3\", "
+                  "\"unroll-loops\")))\n#line 3\nstatic void\nmm(",
+             "optimize() on the hot function, before its declaration");
+    is_long(count(r.s, "__attribute__"), 1, "on it only");
+    render(&b, "flatten@main", gemm, &r);
+    contains(r.s, "__attribute__((flatten))\n#line 24\nint\nmain(",
+             "flatten on a function that calls");
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+}
+
+static void
+test_builtin__profile(void)
+{
+    double cnt[41];
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT;
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(cnt); i++)
+        cnt[i] = -1;
+    cnt[6] = 25;                   /* mm runs once, n = 24 */
+    cnt[7] = 24 * 25, cnt[8] = 576;
+    cnt[9] = 576 * 25, cnt[10] = 576 * 24;
+    cnt[16] = 80;                  /* norm runs 80 times */
+    cnt[17] = 80 * 25, cnt[18] = 80 * 24, cnt[19] = 0, cnt[20] = 80 * 24;
+    cnt[25] = 1, cnt[29] = 25, cnt[31] = 576;
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", cnt, MC_ARRAY_SIZE(cnt),
+                   gemm), "setup"))
+        return;
+    render(&b, "expect", gemm, &r);
+    contains(r.s, "\n        if (__builtin_expect(!!(x[i] < -1e9), 0))\n"
+                  "            s -= 1;\n",
+             "__builtin_expect on the branch never taken");
+    is_long(count(r.s, "__builtin_expect"), 1, "there only");
+    ok(!strstr(r.s, "#line"), "in the line: no #line needed");
+    render(&b, "hot-cold", gemm, &r);
+    contains(r.s, "__attribute__((hot))\n#line 3\nstatic void\nmm(",
+             "hot: the function with most of the lines");
+    ok(mc_builtin_knob(&b, "unroll(24)@L9") < 0,
+       "no full unroll beyond 16 trips");
+    render(&b, "restrict@norm", gemm, &r);
+    contains(r.s, "norm(int n, double *__restrict x, double *__restrict y)",
+             "restrict on a hot function's pointers");
+    ok(mc_builtin_rewrites(&b, 1ul << mc_builtin_knob(&b, "restrict@norm")),
+       "restrict is a rewrite (judged with the sanitizers)");
+    mc_builtin_release(&b);
+    cnt[9] = 576 * 7, cnt[10] = 576 * 6; /* k takes 6 trips */
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", cnt, MC_ARRAY_SIZE(cnt),
+                   gemm), "setup"))
+        return;
+    render(&b, "unroll(6)@L9", gemm, &r);
+    contains(r.s, "#pragma GCC unroll 6\n#line 9\n",
+             "unroll at the measured trip count");
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+}
+
+static void
+test_builtin__interchange(void)
+{
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT, want = MC_BUF_INIT, got = MC_BUF_INIT;
+    char *text;
+
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", NULL, 0, gemm), "setup"))
+        return;
+    render(&b, "interchange(j,k)@L7", gemm, &r);
+    contains(r.s, "        { for (int j = 0; j < n; j++) {\n"
+                  "            c[i][j] *= 0.5;\n"
+                  "            } for (int k = 0; k < n; k++) for (int j = 0;"
+                  " j < n; j++) {\n"
+                  "                c[i][j] += a[i][k] * b[k][j];\n"
+                  "        } }\n",
+             "k outside j, the scaling in a j loop of its own");
+    ok(mc_builtin_rewrites(&b, 1ul << mc_builtin_knob(&b,
+                                                      "interchange(j,k)@L7")),
+       "interchange is a rewrite");
+    text = mc_strdup(r.s);
+    ok(build_run("orig.c", gemm, &want) && build_run("ikj.c", text, &got) &&
+       !strcmp(want.s, got.s), "it prints what the original prints");
+    mc_free(text);
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+    mc_buf_release(&want);
+    mc_buf_release(&got);
+}
+
+static void
+test_builtin__clang(void)
+{
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT;
+
+    if (!ok(!setup(&b, "hot.c", "clang", "-O2", NULL, 0, gemm),
+            "setup (clang is installed)"))
+        return;
+    is_long(b.family, MC_CC_CLANG, "clang's family");
+    ok(mc_builtin_knob(&b, "O3") < 0 && mc_builtin_knob(&b, "fast-math") < 0,
+       "no GCC optimize pragmas");
+    render(&b, "vectorize+ivdep", gemm, &r);
+    contains(r.s, "#pragma clang loop vectorize(enable) interleave(enable)\n"
+                  "#pragma clang loop vectorize(assume_safety)\n#line 9\n",
+             "clang's loop pragmas");
+    render(&b, "interchange(j,k)@L7", gemm, &r);
+    contains(r.s, "for (int k = 0; k < n; k++) for (int j", "interchange");
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+}
+
+/* A compiler that rejects loop-nest-optimize and logs each compile. */
+static const char rejecting_cc[] =
+    "#!/bin/sh\n"
+    "echo \"$*\" >>cc.log\n"
+    "for a; do case $a in *.c) ! grep -q loop-nest-optimize \"$a\" || "
+    "exit 1;; esac; done\n"
+    "exec gcc \"$@\"\n";
+
+static void
+test_builtin__rejected_never_retried(void)
+{
+    struct mc_builtin b;
+    struct mc_prop_node nodes[2];
+    unsigned long tags[64];
+    size_t n, i, lines;
+    struct mc_buf log = MC_BUF_INIT, crit = MC_BUF_INIT;
+    int k, again = 0;
+    FILE *f;
+
+    write_file("rejecting-cc", rejecting_cc, strlen(rejecting_cc));
+    chmod("rejecting-cc", 0755);
+    if (!ok(!setup(&b, "hot.c", "./rejecting-cc", "-O2", NULL, 0, gemm),
+            "setup"))
+        return;
+    ok(mc_builtin_knob(&b, "loop-nest-optimize") < 0 &&
+       mc_builtin_knob(&b, "graphite-identity") >= 0,
+       "a directive the compiler rejects is not in the table");
+    f = fopen("cc.log", "r");
+    for (int ch; f && (ch = fgetc(f)) != EOF;)
+        mc_buf_addc(&log, (char)ch);
+    if (f)
+        fclose(f);
+    lines = (size_t)count(log.s, "-c -o /dev/null");
+    ok(lines > 5, "the probe compiled each directive once");
+    mc_builtin_release(&b);
+    setup(&b, "hot.c", "./rejecting-cc", "-O2", NULL, 0, gemm);
+    mc_buf_reset(&log);
+    f = fopen("cc.log", "r");
+    for (int ch; f && (ch = fgetc(f)) != EOF;)
+        mc_buf_addc(&log, (char)ch);
+    if (f)
+        fclose(f);
+    is_long(count(log.s, "-c -o /dev/null"), (long)lines,
+            "a second set-up probes nothing: the answers are remembered");
+    ok(mc_builtin_knob(&b, "loop-nest-optimize") < 0, "still not in it");
+    /* In a search: a knob that failed to compile is never chosen again. */
+    k = mc_builtin_knob(&b, "unroll-loops");
+    memset(nodes, 0, sizeof(nodes));
+    nodes[0].parent = -1;
+    nodes[0].tag = 1ul << k;
+    nodes[0].evaluated = 1;
+    nodes[0].compile_error = 1;
+    mc_builtin_learn(&b, nodes, 0, "error: bad option", &crit);
+    contains(crit.s, "never used again", "the critique says so");
+    mc_builtin_choose(&b, nodes, 1, -1, MC_ARRAY_SIZE(tags), 0, tags, &n);
+    for (i = 0; i < n; i++)
+        again |= (tags[i] >> k & 1) != 0;
+    ok(n > 10 && !again, "never chosen again");
+    mc_builtin_release(&b);
+    mc_buf_release(&log);
+    mc_buf_release(&crit);
+}
+
+int
+main(void)
+{
+    char cmd[64];
+
+    if (!mkdtemp(dir) || chdir(dir) || setenv("XDG_CACHE_HOME", dir, 1)) {
+        printf("Bail out! no scratch directory\n");
+        return 1;
+    }
+    TAP_RUN(test_builtin__model);
+    TAP_RUN(test_builtin__file_options);
+    TAP_RUN(test_builtin__loops_and_functions);
+    TAP_RUN(test_builtin__profile);
+    TAP_RUN(test_builtin__interchange);
+    TAP_RUN(test_builtin__clang);
+    TAP_RUN(test_builtin__rejected_never_retried);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        printf("# cannot remove %s\n", dir);
+    return tap_done();
+}
