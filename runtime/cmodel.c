@@ -477,15 +477,44 @@ has_jump(const char *c, size_t from, size_t to)
            mc_cmodel_has_word(c, from, to, "goto");
 }
 
+/* Whether a statement in C[FROM, TO) declares a variable: it starts
+ * with a type word, or with two words ("T x = ...", "T *p"). */
+static int
+declares(const char *c, size_t from, size_t to)
+{
+    static const char *const types[] = {
+        "int", "long", "short", "char", "float", "double", "unsigned",
+        "signed", "const", "volatile", "static", "register", "auto",
+        "struct", "union", "enum", "bool", "_Bool", "size_t"};
+    size_t i = from, j, w, k;
+
+    while (i < to) {
+        i = skip_space(c, to, i);
+        for (w = i; w < to && is_ident(c[w]); w++)
+            ;
+        for (k = 0; w > i && k < MC_ARRAY_SIZE(types); k++)
+            if (word_is(c, i, w - i, types[k]))
+                return 1;
+        j = skip_space(c, to, w);
+        if (w > i && j < to && (is_ident(c[j]) || c[j] == '*'))
+            return 1;
+        while (i < to && c[i] != ';' && c[i] != '{' && c[i] != '}')
+            i++;
+        i++;
+    }
+    return 0;
+}
+
 /* Whether the statements in C[FROM, TO) may go to a loop of their own:
- * no jump, no loop, no case label, no use of VAR. */
+ * no jump, no loop, no case label, no declaration, no use of VAR. */
 static int
 movable(const char *c, size_t from, size_t to, const char *var)
 {
     return from >= to ||
            (!has_jump(c, from, to) && !has_loop_word(c, from, to) &&
             !mc_cmodel_has_word(c, from, to, var) &&
-            !mc_cmodel_has_word(c, from, to, "case"));
+            !mc_cmodel_has_word(c, from, to, "case") &&
+            !declares(c, from, to));
 }
 
 int

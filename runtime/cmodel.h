@@ -95,8 +95,9 @@ int mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w);
  * Whether loops OUTER and INNER (indices) form a nest that loop
  * interchange may reorder: INNER is innermost and OUTER's body is INNER
  * alone, or a '{' block holding INNER with statements before it (PRE)
- * and after it (POST) that have no jump, loop or case label and do not
- * name INNER's variable; both have an induction variable, neither
+ * and after it (POST) that have no jump, loop, case label or declaration
+ * (a statement that starts with a type word, or with two words) and do
+ * not name INNER's variable; both have an induction variable, neither
  * header names the other's variable, and INNER's body has no break,
  * continue, return or goto. *PRE is set to where the statements before
  * INNER start (INNER's keyword when there are none), *POST to where
