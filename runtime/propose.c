@@ -11,6 +11,7 @@
 #include "ccprobe.h"
 #include "cmodel.h"
 #include "ctext.h"
+#include "file.h"
 #include "native.h"
 #include "spawn.h"
 
@@ -67,7 +68,11 @@ add_knob(struct mc_builtin *b, int kind, const char *label, const char *opt,
     if (b->nknobs >= MC_KNOBS_MAX || mc_builtin_knob(b, label) >= 0)
         return NULL;
     k = &b->knob[b->nknobs++];
-    memset(k, 0, sizeof(*k));
+    {
+        unsigned char general = k->general;
+        memset(k, 0, sizeof(*k));
+        k->general = general;
+    }
     k->kind = (unsigned char)kind;
     k->where = -1;
     snprintf(k->label, sizeof(k->label), "%s", label);
@@ -707,6 +712,8 @@ host_table(struct mc_builtin *b, const double *count, size_t ncount)
         k->risk = 0;
     hot_loop_knobs(b, loops, nl, count, ncount);
     hot_fn_knobs(b, fns, nf, 1);
+    for (i = b->nknobs; i < MC_KNOBS_MAX; i++)
+        b->knob[i].general = 1; /* what add_knob() adds from here on */
     general_knobs(b);
     hot_fn_knobs(b, fns, nf, 0);
     if (nl)
@@ -716,6 +723,34 @@ host_table(struct mc_builtin *b, const double *count, size_t ncount)
                       : "#pragma GCC novector",
                   "the hottest loop left scalar: its trip count is too "
                   "short for vectors");
+}
+
+/* O with each of the N knobs NEXT into B's seeds, those that won more
+ * often in this cache first. */
+static void
+gcc_next_seeds(struct mc_builtin *b, unsigned long o,
+               const char *const *next, size_t n)
+{
+    unsigned best_wins;
+    size_t i, done = 0;
+    unsigned long used = 0;
+
+    while (done < n && b->nseeds < MC_ARRAY_SIZE(b->seeds)) {
+        int pick = -1, k;
+        best_wins = 0;
+        for (i = 0; i < n; i++) {
+            if (used >> i & 1)
+                continue;
+            k = mc_builtin_knob(b, next[i]);
+            if (pick < 0 || (k >= 0 && b->knob[k].wins > best_wins)) {
+                pick = (int)i;
+                best_wins = k >= 0 ? b->knob[k].wins : 0;
+            }
+        }
+        used |= 1ul << pick;
+        b->seeds[b->nseeds++] = o | bit_of(b, next[pick]);
+        done++;
+    }
 }
 
 /* The seeds for host code: a bundle of what the evidence supports, then
@@ -753,8 +788,123 @@ host_seeds(struct mc_builtin *b)
         for (i = 0; i < MC_ARRAY_SIZE(clang_next); i++)
             b->seeds[b->nseeds++] = bit_of(b, clang_next[i]);
     else
-        for (i = 0; i < MC_ARRAY_SIZE(gcc_next); i++)
-            b->seeds[b->nseeds++] = o | bit_of(b, gcc_next[i]);
+        gcc_next_seeds(b, o, gcc_next, MC_ARRAY_SIZE(gcc_next));
+}
+
+/* ---- what won before ---- */
+
+/* The stem of knob K into OUT: what it is, not where. */
+static void
+stem(const struct mc_knob *k, char *out, size_t size)
+{
+    size_t at = strcspn(k->label, "@");
+
+    if (k->kind == MC_KK_INTERCHANGE)
+        snprintf(out, size, "interchange");
+    else if (k->kind == MC_KK_ISA)
+        snprintf(out, size, "arch");
+    else if (k->label[at] && k->kind == MC_KK_LOOP)
+        snprintf(out, size, "%.*s@loop", (int)at, k->label);
+    else if (k->label[at])
+        snprintf(out, size, "%.*s@function", (int)at, k->label);
+    else
+        snprintf(out, size, "%s", k->label);
+}
+
+/* The count of STEM in the wins file's TEXT, or 0. */
+static unsigned
+wins_of(const char *text, const char *stem_)
+{
+    size_t n = strlen(stem_);
+    const char *p = text;
+
+    while (p && *p) {
+        if (!strncmp(p, stem_, n) && p[n] == ' ')
+            return (unsigned)strtoul(p + n + 1, NULL, 10);
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    return 0;
+}
+
+static void
+wins_path(const char *cache_dir, struct mc_buf *out)
+{
+    mc_buf_addf(out, "%s/builtin-wins", cache_dir ? cache_dir : "");
+}
+
+/* The general knobs of B that won more often in this cache first (a
+ * stable order otherwise); B->knob[].wins set from CACHE_DIR. */
+static void
+order_by_wins(struct mc_builtin *b, const char *cache_dir)
+{
+    struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT;
+    char st[64];
+    size_t i, j;
+
+    wins_path(cache_dir, &path);
+    if (!cache_dir || mc_buf_status(&path) ||
+        mc_file_read(path.s, &text, NULL) || !text.s) {
+        mc_buf_release(&path);
+        mc_buf_release(&text);
+        return;
+    }
+    for (i = 0; i < b->nknobs; i++) {
+        stem(&b->knob[i], st, sizeof(st));
+        b->knob[i].wins = wins_of(text.s, st);
+    }
+    for (i = 1; i < b->nknobs; i++) {
+        struct mc_knob k = b->knob[i];
+        if (!k.general)
+            continue;
+        for (j = i; j > 0 && b->knob[j - 1].general &&
+                    b->knob[j - 1].wins < k.wins;
+             j--)
+            b->knob[j] = b->knob[j - 1];
+        b->knob[j] = k;
+    }
+    mc_buf_release(&path);
+    mc_buf_release(&text);
+}
+
+void
+mc_builtin_remember(const struct mc_builtin *b, unsigned long tag,
+                    const char *cache_dir)
+{
+    struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT, out = MC_BUF_INIT;
+    char st[64];
+    size_t i;
+
+    wins_path(cache_dir, &path);
+    if (!cache_dir || mc_buf_status(&path))
+        goto out;
+    if (mc_file_read(path.s, &text, NULL))
+        mc_buf_reset(&text);
+    for (i = 0; i < b->nknobs; i++) {
+        if (!(tag >> i & 1))
+            continue;
+        stem(&b->knob[i], st, sizeof(st));
+        mc_buf_addf(&out, "%s %u\n", st,
+                    (text.s ? wins_of(text.s, st) : 0) + 1);
+    }
+    /* The stems this tag does not have, as they were. */
+    for (const char *p = text.s; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p), sp = strcspn(p, " ");
+
+        if (sp < len && sp + 1 < sizeof(st)) {
+            snprintf(st, sizeof(st), "%.*s", (int)sp, p);
+            if (!out.s || !wins_of(out.s, st))
+                mc_buf_addf(&out, "%.*s\n", (int)len, p);
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    if (out.s && !mc_buf_status(&out))
+        mc_file_write_atomic(path.s, out.s, out.len, NULL); /* a hint */
+out:
+    mc_buf_release(&path);
+    mc_buf_release(&text);
+    mc_buf_release(&out);
 }
 
 /* ---- setting up ---- */
@@ -805,7 +955,8 @@ host_family(struct mc_builtin *b, const struct mc_target *t,
 
 /* Keep the knobs that apply to TEXT; then the seeds. */
 static enum mc_code
-settle(struct mc_builtin *b, const char *text, size_t len)
+settle(struct mc_builtin *b, const struct mc_target *t, const char *text,
+       size_t len)
 {
     unsigned long keep;
     enum mc_code rc = applicable(b, text, len, &keep);
@@ -813,6 +964,8 @@ settle(struct mc_builtin *b, const char *text, size_t len)
     if (rc)
         return rc;
     compact(b, keep);
+    if (b->family != MC_CC_NVCC)
+        order_by_wins(b, mc_conf_get(&t->conf, MC_SET_CACHE_DIR));
     if (b->family == MC_CC_NVCC)
         cuda_seeds(b);
     else
@@ -867,7 +1020,7 @@ mc_builtin_init(struct mc_builtin *b, const struct mc_target *t,
         cuda_table(b);
         rc = MC_OK;
     }
-    if (!rc && settle(b, text, len))
+    if (!rc && settle(b, t, text, len))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     return rc;
 }

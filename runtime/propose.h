@@ -112,6 +112,8 @@ struct mc_knob {
     short n;               /* the unroll count */
     unsigned char rewrite; /* changes code, not only directives */
     unsigned char risk;    /* 0-2: blamed first when output is wrong */
+    unsigned char general; /* needs no evidence: ordered by past wins */
+    unsigned wins;         /* kept variants of this cache that had it */
     char label[48];
     const char *opt;       /* the option or attribute text, or NULL */
     const char *why;       /* what it does, for the critique */
@@ -157,6 +159,17 @@ enum mc_code mc_builtin_init(struct mc_builtin *b, const struct mc_target *t,
                              const double *count, size_t ncount,
                              struct mc_err *err);
 void mc_builtin_release(struct mc_builtin *b);
+
+/*
+ * Remember in CACHE_DIR that a search kept a variant with the knobs of
+ * TAG: the next tables put the general knobs that won more often first.
+ *   CACHE_DIR/builtin-wins = *( STEM SP COUNT LF )
+ * STEM is what a knob is, not where ("unroll(8)@loop", "O3@function",
+ * "interchange"). Best effort: a failure to write is ignored, and two
+ * searches that write at once may lose one count.
+ */
+void mc_builtin_remember(const struct mc_builtin *b, unsigned long tag,
+                         const char *cache_dir);
 
 /* The index of the knob labelled LABEL in B's table, or -1. */
 int mc_builtin_knob(const struct mc_builtin *b, const char *label);

@@ -88,6 +88,9 @@ struct mc_proposer {
     int (*cost)(const struct mc_search *s, struct mc_usage *u);
     /* Take the cost read back from the journal, moving U's models. */
     void (*restore)(struct mc_search *s, struct mc_usage *u);
+    /* The search keeps node S->best: remember what won, for the next
+     * searches of this cache. */
+    void (*settled)(struct mc_search *s);
     /* Append to REASON why the proposer stopped the search, if it did:
      * "; the model budget (max-cost) stopped the search". */
     void (*explain)(const struct mc_search *s, struct mc_buf *reason);

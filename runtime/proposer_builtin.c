@@ -184,6 +184,13 @@ builtin_replay(struct mc_search *s, size_t i)
     mc_buf_release(&scratch);
 }
 
+static void
+builtin_settled(struct mc_search *s)
+{
+    mc_builtin_remember(s->prop_state, s->nodes[s->best].tag,
+                        mc_conf_get(&s->t->conf, MC_SET_CACHE_DIR));
+}
+
 const struct mc_proposer mc_proposer_builtin = {
     .name = "builtin",
     .k = 4,
@@ -194,4 +201,5 @@ const struct mc_proposer mc_proposer_builtin = {
     .propose = builtin_propose,
     .critique = builtin_critique,
     .replay = builtin_replay,
+    .settled = builtin_settled,
 };

@@ -534,5 +534,8 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
         no_winner(s, min_speedup);
         return MC_OK;
     }
-    return confirm(s, min_speedup, err);
+    rc = confirm(s, min_speedup, err);
+    if (!rc && s->final_speedup > 0 && s->prop->settled)
+        s->prop->settled(s);
+    return rc;
 }

@@ -10,7 +10,8 @@
  * hot function, and clang's loop pragmas. A compiler that rejects a
  * directive never sees it again: the probe leaves the knob out, is
  * remembered (a second set-up runs no probe), and a knob that failed to
- * compile in a search is never chosen again. The cases run in a scratch
+ * compile in a search is never chosen again. General knobs that won in
+ * this cache before come first. The cases run in a scratch
  * directory that is the current directory, with XDG_CACHE_HOME there.
  */
 #include "mc_setup.h"
@@ -415,6 +416,42 @@ test_builtin__rejected_never_retried(void)
     mc_buf_release(&crit);
 }
 
+static void
+test_builtin__past_wins_first(void)
+{
+    struct mc_builtin b;
+    struct mc_buf w = MC_BUF_INIT;
+    char path[256];
+    int k;
+    FILE *f;
+
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", NULL, 0, gemm), "setup"))
+        return;
+    ok(mc_builtin_knob(&b, "unroll-loops") < mc_builtin_knob(&b, "ipa-pta"),
+       "the table's own order at first");
+    k = mc_builtin_knob(&b, "ipa-pta");
+    snprintf(path, sizeof(path), "%s/maxcode", dir);
+    mc_builtin_remember(&b, 1ul << k | 1ul << mc_builtin_knob(&b,
+                                                   "unroll(8)@L9"), path);
+    mc_builtin_remember(&b, 1ul << k, path);
+    mc_builtin_release(&b);
+    snprintf(path, sizeof(path), "%s/maxcode/builtin-wins", dir);
+    for (f = fopen(path, "r"); f && (k = fgetc(f)) != EOF;)
+        mc_buf_addc(&w, (char)k);
+    if (f)
+        fclose(f);
+    ok(w.s && strstr(w.s, "ipa-pta 2\n") && strstr(w.s, "unroll(8)@loop 1\n"),
+       "what won is counted by what it is, not where");
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", NULL, 0, gemm), "setup"))
+        return;
+    ok(mc_builtin_knob(&b, "ipa-pta") < mc_builtin_knob(&b, "unroll-loops"),
+       "a general knob that won before comes first");
+    ok(mc_builtin_knob(&b, "interchange(j,k)@L7") == 0,
+       "knobs the code calls for stay ahead");
+    mc_builtin_release(&b);
+    mc_buf_release(&w);
+}
+
 int
 main(void)
 {
@@ -431,6 +468,7 @@ main(void)
     TAP_RUN(test_builtin__interchange);
     TAP_RUN(test_builtin__clang);
     TAP_RUN(test_builtin__rejected_never_retried);
+    TAP_RUN(test_builtin__past_wins_first);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
