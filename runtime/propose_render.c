@@ -621,7 +621,8 @@ apply(const char *orig, size_t len, struct edits *ed,
 {
     size_t from = 0, i;
 
-    qsort(ed->v, ed->n, sizeof(*ed->v), edit_cmp);
+    if (ed->n)
+        qsort(ed->v, ed->n, sizeof(*ed->v), edit_cmp);
     for (i = 0; i < ed->n; i++) {
         const struct edit *e = &ed->v[i];
         if ((!e->force && !ok[e->line]) || e->at < from)
@@ -677,7 +678,7 @@ mc_builtin_render(const struct mc_builtin *b, unsigned long tag,
     fence_edits(b, tag, &fe, &ed);
     if (b->family == MC_CC_NVCC)
         rc = cuda_edits(b, tag, c, len, &ed);
-    else if (b->m && b->len == len)
+    else if (b->m && b->blank && b->len == len)
         host_edits(b, tag, orig, &ed);
     if (!rc && ed.oom)
         rc = MC_ENOMEM;
