@@ -31,21 +31,6 @@ skip_space(const char *c, size_t len, size_t i)
     return i;
 }
 
-/* Just past the bracket closing the one at C[I], or LEN. */
-static size_t
-match_fwd(const char *c, size_t len, size_t i, char open, char close)
-{
-    int depth = 0;
-
-    for (; i < len; i++) {
-        depth += c[i] == open;
-        depth -= c[i] == close;
-        if (!depth)
-            return i + 1;
-    }
-    return len;
-}
-
 /* The bracket opening the CLOSE at C[I], not before FROM; or I. */
 static size_t
 match_back(const char *c, size_t from, size_t i, char open, char close)
@@ -94,16 +79,7 @@ mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w)
 size_t
 mc_cmodel_line(const struct mc_cmodel *m, size_t off)
 {
-    size_t lo = 1, hi = m->nlines;
-
-    while (lo < hi) {
-        size_t mid = (lo + hi + 1) / 2;
-        if (m->line_off[mid] <= off)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return mc_ctext_line(m->line_off, m->nlines, off);
 }
 
 /* V (N items of SIZE bytes) with room for one more, or NULL (then V
@@ -190,7 +166,7 @@ scan_scope(const char *c, size_t from, size_t to, struct mc_cmodel *m,
             i++;
             continue;
         }
-        end = match_fwd(c, to, i, '{', '}');
+        end = mc_ctext_match(c, to, i, '{', '}');
         memset(&f, 0, sizeof(f));
         if (fn_at(c, from, i, &f)) {
             f.body = i;
@@ -275,7 +251,7 @@ strides(const char *c, size_t from, size_t to, const char *var, int *unit,
     for (i = from; var[0] && i < to; i++) {
         if (c[i] != '[')
             continue;
-        close = match_fwd(c, to, i, '[', ']');
+        close = mc_ctext_match(c, to, i, '[', ']');
         if (!mc_cmodel_has_word(c, i + 1, close - 1, var))
             continue;
         next = skip_space(c, to, close);
@@ -332,7 +308,7 @@ loop_at(const char *c, const struct mc_cmodel *m, int fn, size_t i,
     l->fn = fn;
     l->line = mc_cmodel_line(m, i);
     l->head = j;
-    l->head_end = match_fwd(c, f->end, j, '(', ')');
+    l->head_end = mc_ctext_match(c, f->end, j, '(', ')');
     l->body = skip_space(c, f->end, l->head_end);
     l->end = mc_ctext_skip_statement(c, f->end, l->head_end);
     l->body_line = mc_cmodel_line(m, l->body);
@@ -402,7 +378,7 @@ find_branches(const char *c, struct mc_cmodel *m, int fn, int *oom)
         b.kw = i;
         b.fn = fn;
         b.cond = j;
-        b.cond_end = match_fwd(c, f->end, j, '(', ')');
+        b.cond_end = mc_ctext_match(c, f->end, j, '(', ')');
         b.line = mc_cmodel_line(m, i);
         s = skip_space(c, f->end, b.cond_end);
         if (s < f->end && c[s] == '{')

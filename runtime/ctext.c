@@ -111,10 +111,8 @@ is_ident(char ch)
     return isalnum((unsigned char)ch) || ch == '_';
 }
 
-/* The offset just past the bracket that closes the one at C[I] (OPEN),
- * or LEN when it is not closed. */
-static size_t
-match_close(const char *c, size_t len, size_t i, char open, char close)
+size_t
+mc_ctext_match(const char *c, size_t len, size_t i, char open, char close)
 {
     int depth = 0;
 
@@ -125,6 +123,21 @@ match_close(const char *c, size_t len, size_t i, char open, char close)
             return i + 1;
     }
     return len;
+}
+
+size_t
+mc_ctext_line(const size_t *line_off, size_t nlines, size_t off)
+{
+    size_t lo = 1, hi = nlines;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (line_off[mid] <= off)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 /* The start of the line holding offset I. */
@@ -173,7 +186,7 @@ kernel_at(const char *c, size_t len, size_t g, struct mc_kernel *k)
                 while (j < len && isspace((unsigned char)c[j]))
                     j++;
                 if (j < len && c[j] == '(')
-                    j = match_close(c, len, j, '(', ')');
+                    j = mc_ctext_match(c, len, j, '(', ')');
                 id_len = 0;
             }
             i = j - 1;
@@ -186,13 +199,13 @@ kernel_at(const char *c, size_t len, size_t g, struct mc_kernel *k)
     k->name = id;
     k->name_len = id_len;
     k->params = i;
-    k->params_end = match_close(c, len, i, '(', ')');
+    k->params_end = mc_ctext_match(c, len, i, '(', ')');
     for (i = k->params_end; i < len && c[i] != '{' && c[i] != ';'; i++)
         ;
     if (i >= len || c[i] != '{')
         return 0;
     k->body = i;
-    k->end = match_close(c, len, i, '{', '}');
+    k->end = mc_ctext_match(c, len, i, '{', '}');
     return 1;
 }
 

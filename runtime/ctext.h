@@ -26,6 +26,15 @@ char *mc_ctext_blank(const char *text, size_t len);
 /* Whether the whole word W starts at C[I] (C has LEN bytes). */
 int mc_ctext_word_at(const char *c, size_t len, size_t i, const char *w);
 
+/* The offset just past the bracket that closes the OPEN at C[I] (C has
+ * LEN bytes), or LEN when it is not closed. */
+size_t mc_ctext_match(const char *c, size_t len, size_t i, char open,
+                      char close);
+
+/* The line (1-based) holding offset OFF, given where each of the NLINES
+ * lines starts (LINE_OFF[1..NLINES], ascending). */
+size_t mc_ctext_line(const size_t *line_off, size_t nlines, size_t off);
+
 /* The offset past the statement or block that starts at or after I. */
 size_t mc_ctext_skip_statement(const char *c, size_t len, size_t i);
 

@@ -282,6 +282,25 @@ loop_weight(const struct mc_cmodel *m, size_t l, const double *count,
     return pow(10, lp->depth + 1) * (1 + lp->fp + (lp->math > 0));
 }
 
+/* Insert index I of weight W into OUT (N of them, hottest first, WS
+ * their weights; at most MAX kept); returns the new N. */
+static size_t
+ranked(int *out, double *ws, size_t n, size_t max, int i, double w)
+{
+    size_t j;
+
+    for (j = n; j > 0 && ws[j - 1] < w; j--)
+        if (j < max) {
+            out[j] = out[j - 1];
+            ws[j] = ws[j - 1];
+        }
+    if (j < max) {
+        out[j] = i;
+        ws[j] = w;
+    }
+    return n < max ? n + 1 : n;
+}
+
 /* The innermost loops (first on their line), hottest first, into OUT (at
  * most MAX); returns how many. */
 static size_t
@@ -289,22 +308,14 @@ hot_loops(const struct mc_builtin *b, const double *count, size_t ncount,
           int *out, size_t max)
 {
     const struct mc_cmodel *m = b->m;
-    size_t i, j, n = 0;
+    double ws[HOT_LOOPS];
+    size_t i, n = 0;
 
-    for (i = 0; i < m->nloop; i++) {
+    for (i = 0; i < m->nloop && max <= HOT_LOOPS; i++) {
         double w = loop_weight(m, i, count, ncount);
-        if (!m->loop[i].innermost || !m->loop[i].first_on_line || w <= 0 ||
-            !b->ok[m->loop[i].line])
-            continue;
-        for (j = n; j > 0 && loop_weight(m, (size_t)out[j - 1], count,
-                                         ncount) < w;
-             j--)
-            if (j < max)
-                out[j] = out[j - 1];
-        if (j < max)
-            out[j] = (int)i;
-        if (n < max)
-            n++;
+        if (m->loop[i].innermost && m->loop[i].first_on_line && w > 0 &&
+            b->ok[m->loop[i].line])
+            n = ranked(out, ws, n, max, (int)i, w);
     }
     return n;
 }
@@ -350,21 +361,13 @@ static size_t
 hot_fns(const struct mc_builtin *b, const double *count, size_t ncount,
         int *out, size_t max)
 {
-    size_t f, j, n = 0;
+    double ws[HOT_FNS];
+    size_t f, n = 0;
 
-    for (f = 0; f < b->m->nfn; f++) {
+    for (f = 0; f < b->m->nfn && max <= HOT_FNS; f++) {
         double w = fn_weight(b->m, f, count, ncount);
-        if (w <= 0 || !fn_editable(b, f))
-            continue;
-        for (j = n; j > 0 && fn_weight(b->m, (size_t)out[j - 1], count,
-                                       ncount) < w;
-             j--)
-            if (j < max)
-                out[j] = out[j - 1];
-        if (j < max)
-            out[j] = (int)f;
-        if (n < max)
-            n++;
+        if (w > 0 && fn_editable(b, f))
+            n = ranked(out, ws, n, max, (int)f, w);
     }
     return n;
 }

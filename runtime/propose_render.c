@@ -38,16 +38,7 @@ struct edits {
 static size_t
 line_of(const struct edits *ed, size_t off)
 {
-    size_t lo = 1, hi = ed->nlines;
-
-    while (lo < hi) {
-        size_t mid = (lo + hi + 1) / 2;
-        if (ed->line_off[mid] <= off)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return mc_ctext_line(ed->line_off, ed->nlines, off);
 }
 
 static void
@@ -289,21 +280,6 @@ has_loop(const char *c, size_t from, size_t to)
            mc_cmodel_has_word(c, from, to, "do");
 }
 
-/* Just past the ')' closing the '(' at C[I], or LEN. */
-static size_t
-close_paren(const char *c, size_t len, size_t i)
-{
-    int depth = 0;
-
-    for (; i < len; i++) {
-        depth += c[i] == '(';
-        depth -= c[i] == ')';
-        if (!depth)
-            return i + 1;
-    }
-    return len;
-}
-
 /* Mark in INNER[line] the lines that start an innermost for loop (the
  * keyword first on its line) inside one of the NK kernels KS. */
 static void
@@ -325,7 +301,7 @@ kernel_loops(const char *c, size_t len, const struct mc_kernel *ks,
                 ;
             if (j >= len || c[j] != '(')
                 continue;
-            head_end = close_paren(c, len, j);
+            head_end = mc_ctext_match(c, len, j, '(', ')');
             if (first && !has_loop(c, head_end,
                                    mc_ctext_skip_statement(c, len, head_end)))
                 inner[line_of(ed, i)] = 1;
