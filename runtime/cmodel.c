@@ -285,8 +285,8 @@ count_math(const char *c, size_t from, size_t to)
     return (int)n;
 }
 
-static int
-has_loop_word(const char *c, size_t from, size_t to)
+int
+mc_cmodel_has_loop(const char *c, size_t from, size_t to)
 {
     return mc_cmodel_has_word(c, from, to, "for") ||
            mc_cmodel_has_word(c, from, to, "while") ||
@@ -312,7 +312,7 @@ loop_at(const char *c, const struct mc_cmodel *m, int fn, size_t i,
     l->body = skip_space(c, f->end, l->head_end);
     l->end = mc_ctext_skip_statement(c, f->end, l->head_end);
     l->body_line = mc_cmodel_line(m, l->body);
-    l->innermost = !has_loop_word(c, l->body, l->end);
+    l->innermost = !mc_cmodel_has_loop(c, l->body, l->end);
     for (k = i, l->first_on_line = 1; k > 0 && c[k - 1] != '\n'; k--)
         if (!isspace((unsigned char)c[k - 1]))
             l->first_on_line = 0;
@@ -487,7 +487,7 @@ static int
 movable(const char *c, size_t from, size_t to, const char *var)
 {
     return from >= to ||
-           (!has_jump(c, from, to) && !has_loop_word(c, from, to) &&
+           (!has_jump(c, from, to) && !mc_cmodel_has_loop(c, from, to) &&
             !mc_cmodel_has_word(c, from, to, var) &&
             !mc_cmodel_has_word(c, from, to, "case") &&
             !declares(c, from, to));

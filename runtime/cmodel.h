@@ -91,6 +91,9 @@ size_t mc_cmodel_line(const struct mc_cmodel *m, size_t off);
 /* Whether the word W occurs as a whole word in C[FROM, TO). */
 int mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w);
 
+/* Whether C[FROM, TO) holds a loop keyword (for, while, do). */
+int mc_cmodel_has_loop(const char *c, size_t from, size_t to);
+
 /*
  * Whether loops OUTER and INNER (indices) form a nest that loop
  * interchange may reorder: INNER is innermost and OUTER's body is INNER

@@ -271,15 +271,6 @@ intrinsic_edits(const char *c, const struct mc_kernel *k, struct edits *ed)
     }
 }
 
-/* Whether C[FROM, TO) holds a loop keyword. */
-static int
-has_loop(const char *c, size_t from, size_t to)
-{
-    return mc_cmodel_has_word(c, from, to, "for") ||
-           mc_cmodel_has_word(c, from, to, "while") ||
-           mc_cmodel_has_word(c, from, to, "do");
-}
-
 /* Mark in INNER[line] the lines that start an innermost for loop (the
  * keyword first on its line) inside one of the NK kernels KS. */
 static void
@@ -302,7 +293,7 @@ kernel_loops(const char *c, size_t len, const struct mc_kernel *ks,
             if (j >= len || c[j] != '(')
                 continue;
             head_end = mc_ctext_match(c, len, j, '(', ')');
-            if (first && !has_loop(c, head_end,
+            if (first && !mc_cmodel_has_loop(c, head_end,
                                    mc_ctext_skip_statement(c, len, head_end)))
                 inner[line_of(ed, i)] = 1;
         }
