@@ -287,12 +287,12 @@ stub_prompt () { _stub_eval "$1" 'r["prompt"]'; }
 
 stub_field () { _stub_eval "$1" "$2"; }
 
-# kill_search_after N: wait (30 s at most) until a journal under
+# kill_search_after N: wait (2 minutes at most: a loaded machine) until a journal under
 # .maxcode/ has N lines, kill its search with SIGKILL and print the
 # journal's path.
 kill_search_after () {
   _ks_i=0 _ks_j=
-  while [ $_ks_i -lt 300 ]; do
+  while [ $_ks_i -lt 1200 ]; do
     _ks_j=$(ls .maxcode/*/journal.jsonl 2>/dev/null | head -n 1)
     [ -n "$_ks_j" ] && [ "$(wc -l <"$_ks_j")" -ge "$1" ] && break
     sleep 0.1; _ks_i=$((_ks_i + 1))

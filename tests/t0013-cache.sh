@@ -100,7 +100,7 @@ test_expect_success 'a store killed with -9 halfway leaves no entry' '
     -- src/hot.c >opt.out 2>opt.err &
   pid=$! &&
   i=0 &&
-  while [ $i -lt 300 ]; do
+  while [ $i -lt 1200 ]; do
     find "$MAXCODE_CACHE_DIR" -name ".*.mce.tmp.*" >tmps 2>/dev/null
     test -s tmps && break
     sleep 0.1; i=$((i + 1))
