@@ -287,9 +287,9 @@ stub_prompt () { _stub_eval "$1" 'r["prompt"]'; }
 
 stub_field () { _stub_eval "$1" "$2"; }
 
-# kill_search_after N: wait (2 minutes at most: a loaded machine) until a journal under
-# .maxcode/ has N lines, kill its search with SIGKILL and print the
-# journal's path.
+# kill_search_after N: wait (two minutes at most, for a loaded machine)
+# until a journal under .maxcode/ has N lines, kill its search with
+# SIGKILL and print the journal's path.
 kill_search_after () {
   _ks_i=0 _ks_j=
   while [ $_ks_i -lt 1200 ]; do
