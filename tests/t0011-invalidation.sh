@@ -4,7 +4,9 @@
 # headers it includes, the compiler and flags, link files, inputs, each
 # option) gives a miss and a new search when it changes; a change to
 # anything else gives a hit. One change per test, each in a fresh project
-# with its own cache, built once before the change.
+# with its own cache, built once before the change: the first test builds
+# one, and a test whose build needs no make arguments starts from a copy
+# of it and its cache.
 . "$MC_SRCDIR/tests/lib.sh"
 
 # project DIR: hot.c (main) includes util.h and calls bump() from the
@@ -47,12 +49,21 @@ prog_works () {
 }
 
 # fresh NAME [MAKE-ARGS...]: a new project NAME with its own cache, cd
-# there and build it once: one miss, one search, one entry.
+# there and build it once: one miss, one search, one entry. Without
+# MAKE-ARGS, NAME and its cache are copies (mtimes kept) of the project
+# "built" and its cache, which the first test built so: the same state
+# without a search of its own (keys and entries do not depend on where
+# the project or the cache is: t0070, t0071).
 fresh () {
   name=$1; shift
-  project "$name" && cd "$name" &&
   MAXCODE_CACHE_DIR="$TRASH/cache-$name" && export MAXCODE_CACHE_DIR &&
-  run_make "$@" >out 2>err && prog_works &&
+  if [ $# -eq 0 ] && [ "$name" != built ]; then
+    cp -pR "$TRASH/built" "$name" &&
+    cp -pR "$TRASH/cache-built" "$MAXCODE_CACHE_DIR" && cd "$name"
+  else
+    project "$name" && cd "$name" && run_make "$@" >out 2>err
+  fi &&
+  prog_works &&
   expect_stat misses 1 && expect_stat searches 1 && test "$(entries)" = 1
 }
 
@@ -71,6 +82,10 @@ expect_hit () {
   expect_stat hits 1 && expect_stat misses 1 && expect_stat searches 1 &&
   test "$(entries)" = 1
 }
+
+test_expect_success 'a first build misses, searches and stores an entry' '
+  fresh built
+'
 
 test_expect_success 'a change to the source misses' '
   fresh source &&
