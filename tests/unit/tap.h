@@ -69,4 +69,17 @@ tap_done(void)
         fn();                                                                \
     } while (0)
 
+/* How many times NEEDLE occurs in HAY (NULL: none). */
+static int MC_UNUSED
+tap_count(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    while (hay && (hay = strstr(hay, needle)) != NULL) {
+        n++;
+        hay += strlen(needle);
+    }
+    return n;
+}
+
 #endif /* MC_TAP_H */

@@ -22,6 +22,7 @@
 #include "propose.h"
 #include "target.h"
 #include "tap.h"
+#include "testfs.h"
 
 #include <sys/wait.h>
 
@@ -71,19 +72,6 @@ static const char gemm[] =
     "    return 0;\n"                                            /* 39 */
     "}\n";                                                       /* 40 */
 
-static void
-write_file(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "w");
-
-    if (!f) {
-        printf("# cannot write %s\n", path);
-        return;
-    }
-    fwrite(text, 1, len, f);
-    fclose(f);
-}
-
 /* Set B up for TEXT as PATH with compiler CC and FLAGS (space-separated,
  * or ""), the profile COUNT (NCOUNT lines, or NULL). */
 static enum mc_code
@@ -97,7 +85,7 @@ setup(struct mc_builtin *b, const char *path, const char *cc,
     enum mc_code rc;
 
     memset(b, 0, sizeof(*b));
-    write_file(path, text, strlen(text));
+    write_file(path, text);
     mc_conf_init(&c, NULL);
     rc = mc_target_parse(&t, path, NULL, 0, &c, &err);
     mc_conf_release(&c);
@@ -137,18 +125,6 @@ render(const struct mc_builtin *b, const char *labels, const char *text,
         mc_buf_adds(out, "(render failed)");
 }
 
-static int
-count(const char *hay, const char *needle)
-{
-    int n = 0;
-
-    while (hay && (hay = strstr(hay, needle)) != NULL) {
-        n++;
-        hay += strlen(needle);
-    }
-    return n;
-}
-
 /* The output of TEXT built with `gcc -O2` and run, into OUT. */
 static int
 build_run(const char *name, const char *text, struct mc_buf *out)
@@ -157,7 +133,7 @@ build_run(const char *name, const char *text, struct mc_buf *out)
     FILE *p;
     int c;
 
-    write_file(name, text, strlen(text));
+    write_file(name, text);
     snprintf(cmd, sizeof(cmd), "gcc -O2 -o %s.exe %s -lm 2>&1 && ./%s.exe",
              name, name, name);
     mc_buf_reset(out);
@@ -238,7 +214,7 @@ test_builtin__loops_and_functions(void)
     render(&b, "unroll(8)@L9", gemm, &r);
     contains(r.s, "        c[i][j] *= 0.5;\n#pragma GCC unroll 8\n#line 9\n"
                   "            for (int k", "unroll(8) before line 9 only");
-    is_long(count(r.s, "#pragma GCC unroll"), 1, "and nowhere else");
+    is_long(tap_count(r.s, "#pragma GCC unroll"), 1, "and nowhere else");
     render(&b, "ivdep@L17", gemm, &r);
     contains(r.s, "#pragma GCC ivdep\n#line 17\n    for (int i",
              "ivdep before norm's loop");
@@ -246,7 +222,7 @@ test_builtin__loops_and_functions(void)
     contains(r.s, "<math.h>\n__attribute__((optimize(\"O3\", "
                   "\"unroll-loops\")))\n#line 3\nstatic void\nmm(",
              "optimize() on the hot function, before its declaration");
-    is_long(count(r.s, "__attribute__"), 1, "on it only");
+    is_long(tap_count(r.s, "__attribute__"), 1, "on it only");
     render(&b, "flatten@main", gemm, &r);
     contains(r.s, "__attribute__((flatten))\n#line 24\nint\nmain(",
              "flatten on a function that calls");
@@ -277,7 +253,7 @@ test_builtin__profile(void)
     contains(r.s, "\n        if (__builtin_expect(!!(x[i] < -1e9), 0))\n"
                   "            s -= 1;\n",
              "__builtin_expect on the branch never taken");
-    is_long(count(r.s, "__builtin_expect"), 1, "there only");
+    is_long(tap_count(r.s, "__builtin_expect"), 1, "there only");
     ok(!strstr(r.s, "#line"), "in the line: no #line needed");
     render(&b, "hot-cold", gemm, &r);
     contains(r.s, "__attribute__((hot))\n#line 3\nstatic void\nmm(",
@@ -372,7 +348,7 @@ test_builtin__rejected_never_retried(void)
     int k, again = 0;
     FILE *f;
 
-    write_file("rejecting-cc", rejecting_cc, strlen(rejecting_cc));
+    write_file("rejecting-cc", rejecting_cc);
     chmod("rejecting-cc", 0755);
     if (!ok(!setup(&b, "hot.c", "./rejecting-cc", "-O2", NULL, 0, gemm),
             "setup"))
@@ -385,7 +361,7 @@ test_builtin__rejected_never_retried(void)
         mc_buf_addc(&log, (char)ch);
     if (f)
         fclose(f);
-    lines = (size_t)count(log.s, "-c -o /dev/null");
+    lines = (size_t)tap_count(log.s, "-c -o /dev/null");
     ok(lines > 5, "the probe compiled each directive once");
     mc_builtin_release(&b);
     setup(&b, "hot.c", "./rejecting-cc", "-O2", NULL, 0, gemm);
@@ -395,7 +371,7 @@ test_builtin__rejected_never_retried(void)
         mc_buf_addc(&log, (char)ch);
     if (f)
         fclose(f);
-    is_long(count(log.s, "-c -o /dev/null"), (long)lines,
+    is_long(tap_count(log.s, "-c -o /dev/null"), (long)lines,
             "a second set-up probes nothing: the answers are remembered");
     ok(mc_builtin_knob(&b, "loop-nest-optimize") < 0, "still not in it");
     /* In a search: a knob that failed to compile is never chosen again. */

@@ -152,19 +152,6 @@ render(const struct mc_builtin *b, unsigned long tag, struct mc_buf *out)
         mc_buf_adds(out, "(render failed)");
 }
 
-/* How many times NEEDLE occurs in HAY. */
-static int
-count(const char *hay, const char *needle)
-{
-    int n = 0;
-
-    while (hay && (hay = strstr(hay, needle)) != NULL) {
-        n++;
-        hay += strlen(needle);
-    }
-    return n;
-}
-
 /* The knob sets B would try first from the original, K of them at most,
  * into TAGS; returns how many. */
 static size_t
@@ -253,10 +240,10 @@ test_propose__unroll_in_kernels_only(void)
     render(&b, knob(&b, "unroll(4)"), &r);
     contains(r.s, "        return;\n#pragma unroll 4\n#line 27\n"
                   "    for (int k = 0;", "before matmul's loop");
-    is_long(count(r.s, "#pragma unroll"), 1, "nowhere else (host loops)");
+    is_long(tap_count(r.s, "#pragma unroll"), 1, "nowhere else (host loops)");
     render(&b, knob(&b, "unroll(8)"), &r);
     contains(r.s, "#pragma unroll 8\n#line 27\n    for (int k", "unroll 8");
-    is_long(count(r.s, "#pragma unroll"), 1, "once");
+    is_long(tap_count(r.s, "#pragma unroll"), 1, "once");
     mc_buf_release(&r);
 }
 
@@ -273,7 +260,7 @@ test_propose__launch_bounds_and_restrict(void)
              "before scale's name");
     contains(r.s, "\n__global__ void __launch_bounds__(256, 2) matmul(",
              "before the template kernel's name");
-    is_long(count(r.s, "__launch_bounds__"), 2, "on the kernels only");
+    is_long(tap_count(r.s, "__launch_bounds__"), 2, "on the kernels only");
     render(&b, knob(&b, "launch_bounds(1024,1)"), &r);
     contains(r.s, "void __launch_bounds__(1024, 1) matmul(", "1024, 1");
     render(&b, knob(&b, "restrict"), &r);
@@ -281,7 +268,7 @@ test_propose__launch_bounds_and_restrict(void)
                   "in, int n, float s)\n", "scale's pointers");
     contains(r.s, "matmul(const float *__restrict__ a, const float "
                   "*__restrict__ b, float *__restrict__ c,\n", "matmul's");
-    is_long(count(r.s, "__restrict__"), 5, "no other parameter");
+    is_long(tap_count(r.s, "__restrict__"), 5, "no other parameter");
     contains(r.s, "static void fill(float *x, int n)\n", "host unchanged");
     contains(r.s, "    float h[64], *d;\n", "host variables unchanged");
     mc_buf_release(&r);
@@ -305,7 +292,7 @@ test_propose__fast_intrinsics(void)
     contains(r.s, "c[row * n + col] = __logf(1.0f + acc); // not expf(\n",
              "logf in matmul, not in the comment");
     contains(r.s, "        x[i] = expf((float)i);\n", "host code unchanged");
-    is_long(count(r.s, "__"), count(source, "__") + 3, "three calls only");
+    is_long(tap_count(r.s, "__"), tap_count(source, "__") + 3, "three calls only");
     n = first_round(&b, MC_ARRAY_SIZE(tags), tags);
     for (i = 0; i < n; i++)
         any |= (tags[i] & knob(&b, "fast-intrinsics")) != 0;
