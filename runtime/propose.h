@@ -131,7 +131,6 @@ struct mc_builtin {
     size_t nknobs;
     unsigned long seeds[16]; /* the first knob sets from the original */
     size_t nseeds;
-    unsigned long applicable; /* knobs that change the text at all */
     unsigned long banned;  /* knobs that failed to compile */
     unsigned long blamed;  /* knobs blamed for wrong output */
     /* What the table was built from (owned): */
