@@ -35,6 +35,7 @@
 #include "flags.h"
 #include "hash.h"
 #include "lang.h"
+#include "journal.h"
 #include "log.h"
 #include "native.h"
 #include "paths.h"
@@ -44,6 +45,7 @@
 #include "target.h"
 #include "target_setup.h"
 #include "usage.h"
+#include "value.h"
 #include "variant.h"
 
 #include <cjson/cJSON.h>
@@ -204,28 +206,32 @@ struct outcome {
 static void
 manifest_usage(cJSON *m, const struct mc_search *s)
 {
-    const struct mc_llm *l;
-    struct mc_usage u;
+    struct mc_usage p = MC_USAGE_INIT, v = MC_USAGE_INIT;
+    int costs = s && s->use_llm, vcosts;
     cJSON *obj;
 
-    if (!s || !s->use_llm) {
-        cJSON_AddNumberToObject(m, "llm_requests", 0);
-        cJSON_AddNumberToObject(m, "tokens_in", 0);
-        cJSON_AddNumberToObject(m, "tokens_out", 0);
-        cJSON_AddNumberToObject(m, "cost", 0);
-        return;
+    if (costs)
+        mc_usage_view(&p, &s->llm);
+    vcosts = s && s->valuer && s->valuer->cost &&
+             s->valuer->cost(s, s->valuer_state, &v);
+    cJSON_AddNumberToObject(m, "llm_requests",
+                            (double)(p.total.requests + v.total.requests));
+    cJSON_AddNumberToObject(m, "tokens_in",
+                            (double)(p.total.tokens_in + v.total.tokens_in));
+    cJSON_AddNumberToObject(m, "tokens_out", (double)(p.total.tokens_out +
+                                                      v.total.tokens_out));
+    cJSON_AddNumberToObject(m, "cost", p.total.cost + v.total.cost);
+    if (costs) {
+        cJSON_AddStringToObject(m, "critic_model", s->critic_model);
+        cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
     }
-    l = &s->llm;
-    cJSON_AddNumberToObject(m, "llm_requests", (double)l->total.requests);
-    cJSON_AddNumberToObject(m, "tokens_in", (double)l->total.tokens_in);
-    cJSON_AddNumberToObject(m, "tokens_out", (double)l->total.tokens_out);
-    cJSON_AddNumberToObject(m, "cost", l->total.cost);
-    cJSON_AddStringToObject(m, "critic_model", s->critic_model);
-    cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
-    mc_usage_view(&u, l);
+    if (!costs && !vcosts)
+        return;
     obj = cJSON_AddObjectToObject(m, "usage");
     if (obj)
-        mc_usage_write_models(&u, obj);
+        mc_usage_write_models(&p, obj);
+    if (obj && vcosts)
+        mc_usage_write_models(&v, obj);
 }
 
 /* The manifest's build: compiler, flags, options and the include files
@@ -267,6 +273,12 @@ manifest_trajectory(cJSON *m, const struct mc_search *s)
     cJSON *a;
     size_t i;
 
+    if (s->ranking) {
+        cJSON_AddStringToObject(m, "ranking", s->ranking);
+        cJSON_AddStringToObject(m, "ranking_note", s->ranking_note.s
+                                                       ? s->ranking_note.s
+                                                       : "");
+    }
     if (s->best >= 0) {
         cJSON_AddStringToObject(m, "best", s->nodes[s->best].label);
         cJSON_AddStringToObject(m, "critique",
@@ -287,6 +299,10 @@ manifest_trajectory(cJSON *m, const struct mc_search *s)
         cJSON_AddNumberToObject(e, "speedup", nd->speedup);
         cJSON_AddBoolToObject(e, "confirmed", nd->confirmed);
         cJSON_AddNumberToObject(e, "u", nd->u);
+        cJSON_AddNumberToObject(e, "fr", nd->fr);
+        cJSON_AddNumberToObject(e, "ut", nd->ut);
+        if (nd->value >= 0)
+            cJSON_AddNumberToObject(e, "value", nd->value);
         cJSON_AddStringToObject(e, "critique",
                                 nd->critique ? nd->critique : "");
         cJSON_AddItemToArray(a, e);
@@ -944,7 +960,9 @@ step_manifest(struct run *r)
         mc_buf_add(&r->e.variant, r->src.s, r->src.len);
     r->oc.reason = r->reason;
     text = manifest(r->t, r->key, &r->oc, &r->e.includes);
-    if (!text || mc_buf_adds(&r->e.manifest, text)) {
+    if (!text || mc_buf_adds(&r->e.manifest, text) ||
+        (r->oc.search && r->oc.search->n &&
+         mc_journal_trajectory(r->oc.search, &r->e.trajectory))) {
         mc_error("out of memory");
         status = 1;
     }

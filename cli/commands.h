@@ -35,6 +35,14 @@ int mc_cmd_cache(int argc, char **argv);
 /* `maxcode cuda [--json] [--refresh]`: the CUDA device probe. */
 int mc_cmd_cuda(int argc, char **argv);
 
+/* `maxcode rollouts export [-o FILE] [--split SHARE] [KEY...]`: the
+ * value model's training records from the cache's trajectories. */
+int mc_cmd_rollouts(int argc, char **argv);
+
+/* `maxcode gvf train [-o MODEL] [--split SHARE]`: fit the built-in value
+ * model on this cache's rollouts. */
+int mc_cmd_gvf(int argc, char **argv);
+
 /* `maxcode --cflags`: the -I option for <maxcode/cuda_harness.h>. */
 int mc_cmd_cflags(int argc, char **argv);
 

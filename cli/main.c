@@ -29,7 +29,9 @@ static const char usage_text[] =
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
     "       maxcode cache export FILE | import FILE\n"
     "       maxcode config [--json]\n"
-    "       maxcode cuda [--json] [--refresh]\n";
+    "       maxcode cuda [--json] [--refresh]\n"
+    "       maxcode rollouts export [-o FILE] [--split SHARE] [KEY...]\n"
+    "       maxcode gvf train [-o MODEL] [--split SHARE]\n";
 
 static const char help_text[] =
     "maxcode optimizes marked C, C++ and CUDA code during a GNU make build.\n"
@@ -75,6 +77,12 @@ static const char help_text[] =
     "  cuda [--json] [--refresh]\n"
     "                   the CUDA devices this machine has (probed once per "
     "boot)\n"
+    "  rollouts export [-o FILE] [--split SHARE] [KEY...]\n"
+    "                   the recorded searches as value-model training "
+    "records\n"
+    "  gvf train [-o MODEL] [--split SHARE]\n"
+    "                   fit the built-in value model on this cache's "
+    "rollouts\n"
     "\n"
     "Settings come from, highest first: a $(maxcode ...) argument, a make\n"
     "variable, the environment, ./maxcode.conf,\n"
@@ -131,6 +139,8 @@ static const struct command commands[] = {
     {"show", mc_cmd_show},
     {"stats", mc_cmd_stats},
     {"cache", mc_cmd_cache},
+    {"rollouts", mc_cmd_rollouts},
+    {"gvf", mc_cmd_gvf},
 };
 
 int

@@ -18,7 +18,7 @@
 #define HEADER_LEN    40
 #define TRAILER_LEN   16
 #define SECTION_HDR   12   /* a section's tag (4) and length (u64) */
-#define SECTIONS      3    /* MANI, VARI, INCL */
+#define SECTIONS      3    /* MANI, VARI, INCL; and TRAJ when not empty */
 #define TOUCH_GRAIN_S 60   /* LRU needs no finer grain than minutes */
 #define STALE_TMP_S   3600 /* a temporary file this old was left by a
                             * writer killed mid-store */
@@ -62,6 +62,7 @@ mc_entry_init(struct mc_entry *e)
     mc_buf_init(&e->manifest);
     mc_buf_init(&e->variant);
     mc_buf_init(&e->includes);
+    mc_buf_init(&e->trajectory);
 }
 
 void
@@ -70,6 +71,7 @@ mc_entry_release(struct mc_entry *e)
     mc_buf_release(&e->manifest);
     mc_buf_release(&e->variant);
     mc_buf_release(&e->includes);
+    mc_buf_release(&e->trajectory);
     mc_entry_init(e);
 }
 
@@ -103,6 +105,8 @@ mc_entry_encode(const struct mc_entry *e, struct mc_buf *b)
         return MC_EINVAL;
     payload = SECTIONS * SECTION_HDR + e->manifest.len + e->variant.len +
               e->includes.len;
+    if (e->trajectory.len)
+        payload += SECTION_HDR + e->trajectory.len;
     memcpy(hdr, "MCXE", 4);
     mc_le_put32(hdr + 4, MC_ENTRY_VERSION);
     memcpy(hdr + 8, key.b, 16);
@@ -112,6 +116,8 @@ mc_entry_encode(const struct mc_entry *e, struct mc_buf *b)
     add_section(b, "MANI", &e->manifest);
     add_section(b, "VARI", &e->variant);
     add_section(b, "INCL", &e->includes);
+    if (e->trajectory.len)
+        add_section(b, "TRAJ", &e->trajectory);
     if (mc_buf_status(b))
         return MC_ENOMEM;
     mc_hash_buffer(b->s, b->len, &sum);
@@ -159,6 +165,8 @@ mc_entry_decode(const void *data, size_t len, struct mc_entry *e,
             dst = &e->variant;
         else if (!memcmp(p + off, "INCL", 4))
             dst = &e->includes;
+        else if (!memcmp(p + off, "TRAJ", 4))
+            dst = &e->trajectory;
         if (dst) {
             mc_buf_reset(dst);
             if (mc_buf_add(dst, p + off + SECTION_HDR, (size_t)n))

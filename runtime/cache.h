@@ -20,13 +20,15 @@
  *   payload-len = u64
  *   payload  = *section
  *   section  = tag length data
- *   tag      = "MANI" / "VARI" / "INCL"                   ; 4 bytes
+ *   tag      = "MANI" / "VARI" / "INCL" / "TRAJ"          ; 4 bytes
  *   length   = u64
  *   trailer  = XXH3-128 of header and payload             ; 16 bytes
  * MANI is the manifest (JSON), VARI the variant source, INCL the include
  * records, one per line: 32 hex digits (mc_hash_file_hex() of the file:
  * XXH3-128 over its bytes framed as the key field "file"), a space, the
- * path. Unknown tags are skipped. An entry is written to a temporary
+ * path. TRAJ, written only when the entry comes from a search, is its
+ * trajectory: every node's code, feedback and critique (journal.h,
+ * doc/internals/rollouts.md). Unknown tags are skipped. An entry is written to a temporary
  * file in its directory and renamed into place, so a reader sees either
  * the whole old entry, the whole new one, or none. A reader that finds a
  * bad magic, version, length, key or checksum counts it (`corrupt`),
@@ -54,6 +56,8 @@ struct mc_entry {
     struct mc_buf manifest;  /* JSON text */
     struct mc_buf variant;   /* source text of the variant */
     struct mc_buf includes;  /* "HASH PATH\n" lines */
+    struct mc_buf trajectory; /* the search's rollout (TRAJ), JSON lines
+                               * (journal.h); empty: none */
 };
 
 enum mc_stat {

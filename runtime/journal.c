@@ -7,7 +7,9 @@
 #include "journal.h"
 #include "alloc.h"
 #include "file.h"
+#include "lang.h"
 #include "log.h"
+#include "proposer.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@ mc_journal_log_init(struct mc_journal_log *log)
 {
     memset(log, 0, sizeof(*log));
     mc_usage_init(&log->usage);
+    mc_usage_init(&log->value_usage);
 }
 
 void
@@ -28,6 +31,7 @@ mc_journal_log_release(struct mc_journal_log *log)
         mc_search_node_release(&log->nodes[i]);
     mc_free(log->nodes);
     mc_usage_release(&log->usage);
+    mc_usage_release(&log->value_usage);
     mc_journal_log_init(log);
 }
 
@@ -72,14 +76,13 @@ mc_journal_start(const char *path, const struct mc_journal_head *h,
     return MC_OK;
 }
 
-void
-mc_journal_append(const char *path, const struct mc_search_node *nd,
-                  const struct mc_usage *usage)
+cJSON *
+mc_journal_node_json(const struct mc_search_node *nd)
 {
     cJSON *o = cJSON_CreateObject();
 
     if (!o)
-        return;
+        return NULL;
     cJSON_AddNumberToObject(o, "parent", nd->parent);
     cJSON_AddNumberToObject(o, "depth", nd->depth);
     cJSON_AddNumberToObject(o, "tag", (double)nd->tag);
@@ -91,14 +94,37 @@ mc_journal_append(const char *path, const struct mc_search_node *nd,
     cJSON_AddNumberToObject(o, "speedup", nd->speedup);
     cJSON_AddNumberToObject(o, "reward", nd->reward);
     cJSON_AddNumberToObject(o, "u", nd->u);
+    cJSON_AddNumberToObject(o, "fr", nd->fr);
+    cJSON_AddNumberToObject(o, "ut", nd->ut);
+    if (nd->value >= 0)
+        cJSON_AddNumberToObject(o, "value", nd->value);
     cJSON_AddStringToObject(o, "detail", nd->detail ? nd->detail : "");
     cJSON_AddStringToObject(o, "critique", nd->critique ? nd->critique : "");
     cJSON_AddStringToObject(o, "code", nd->code.s ? nd->code.s : "");
-    if (usage) {
-        cJSON *u = cJSON_AddObjectToObject(o, "usage");
-        if (u)
-            mc_usage_write(usage, u);
-    }
+    return o;
+}
+
+/* Add USAGE to O as the member NAME. */
+static void
+add_usage(cJSON *o, const char *name, const struct mc_usage *usage)
+{
+    cJSON *u = usage ? cJSON_AddObjectToObject(o, name) : NULL;
+
+    if (u)
+        mc_usage_write(usage, u);
+}
+
+void
+mc_journal_append(const char *path, const struct mc_search_node *nd,
+                  const struct mc_usage *usage,
+                  const struct mc_usage *value_usage)
+{
+    cJSON *o = mc_journal_node_json(nd);
+
+    if (!o)
+        return;
+    add_usage(o, "usage", usage);
+    add_usage(o, "value_usage", value_usage);
     put_line(path, o);
     cJSON_Delete(o);
 }
@@ -144,11 +170,39 @@ verdict_of(const char *name)
     return v;
 }
 
+enum mc_code
+mc_journal_node_parse(const cJSON *o, struct mc_search_node *nd)
+{
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(o, "value");
+
+    nd->parent = (int)jnum(o, "parent");
+    nd->depth = (int)jnum(o, "depth");
+    nd->tag = (unsigned long)jnum(o, "tag");
+    nd->verdict = verdict_of(jstr(o, "verdict"));
+    nd->correct = jbool(o, "correct");
+    nd->compile_error = jbool(o, "compile_error");
+    nd->confirmed = jbool(o, "confirmed");
+    nd->speedup = jnum(o, "speedup");
+    nd->reward = jnum(o, "reward");
+    nd->u = jnum(o, "u");
+    nd->fr = (int)jnum(o, "fr");
+    nd->ut = jnum(o, "ut");
+    nd->value = cJSON_IsNumber(value) ? value->valuedouble : -1;
+    nd->label = mc_strdup(jstr(o, "label"));
+    nd->detail = mc_strdup(jstr(o, "detail"));
+    nd->critique = mc_strdup(jstr(o, "critique"));
+    if (!nd->label || !nd->detail || !nd->critique ||
+        mc_buf_adds(&nd->code, jstr(o, "code")))
+        return MC_ENOMEM;
+    return MC_OK;
+}
+
 /* Add the node line O to LOG. */
 static enum mc_code
 add_node(struct mc_journal_log *log, const cJSON *o)
 {
     struct mc_search_node *nd;
+    enum mc_code rc;
 
     if (log->n == log->cap) {
         size_t cap = log->cap ? log->cap * 2 : 16;
@@ -160,26 +214,17 @@ add_node(struct mc_journal_log *log, const cJSON *o)
     }
     nd = &log->nodes[log->n++];
     mc_search_node_init(nd);
-    nd->parent = (int)jnum(o, "parent");
-    nd->depth = (int)jnum(o, "depth");
-    nd->tag = (unsigned long)jnum(o, "tag");
-    nd->verdict = verdict_of(jstr(o, "verdict"));
-    nd->correct = jbool(o, "correct");
-    nd->compile_error = jbool(o, "compile_error");
-    nd->confirmed = jbool(o, "confirmed");
-    nd->speedup = jnum(o, "speedup");
-    nd->reward = jnum(o, "reward");
-    nd->u = jnum(o, "u");
+    rc = mc_journal_node_parse(o, nd);
     if (nd->parent >= (int)log->n - 1)
         nd->parent = -1;
-    nd->label = mc_strdup(jstr(o, "label"));
-    nd->detail = mc_strdup(jstr(o, "detail"));
-    nd->critique = mc_strdup(jstr(o, "critique"));
-    if (!nd->label || !nd->detail || !nd->critique ||
-        mc_buf_adds(&nd->code, jstr(o, "code")))
-        return MC_ENOMEM;
-    return mc_usage_read(&log->usage,
-                         cJSON_GetObjectItemCaseSensitive(o, "usage"));
+    if (!rc)
+        rc = mc_usage_read(&log->usage,
+                           cJSON_GetObjectItemCaseSensitive(o, "usage"));
+    if (!rc)
+        rc = mc_usage_read(&log->value_usage,
+                           cJSON_GetObjectItemCaseSensitive(o,
+                                                            "value_usage"));
+    return rc;
 }
 
 enum mc_code
@@ -218,5 +263,151 @@ mc_journal_read(const char *path, const struct mc_journal_head *h,
     }
 out:
     mc_buf_release(&text);
+    return rc;
+}
+
+/* ---- the trajectory of a cache entry ---- */
+
+/* Append O, printed on one line, and a newline to OUT. */
+static enum mc_code
+add_line(struct mc_buf *out, cJSON *o)
+{
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+    if (!text)
+        return MC_ENOMEM;
+    mc_buf_adds(out, text);
+    mc_buf_addc(out, '\n');
+    cJSON_free(text);
+    return mc_buf_status(out);
+}
+
+enum mc_code
+mc_journal_trajectory(const struct mc_search *s, struct mc_buf *out)
+{
+    cJSON *o = cJSON_CreateObject();
+    enum mc_code rc;
+    size_t i;
+
+    if (!o)
+        return MC_ENOMEM;
+    cJSON_AddNumberToObject(o, "maxcode_trajectory", 1);
+    cJSON_AddStringToObject(o, "key", s->key);
+    cJSON_AddStringToObject(o, "lang", mc_lang_get(s->t->lang)->key_name);
+    cJSON_AddStringToObject(o, "strategy", s->strategy);
+    cJSON_AddStringToObject(o, "proposer", s->prop->name);
+    cJSON_AddNumberToObject(o, "budget", (double)s->budget);
+    cJSON_AddStringToObject(o, "bins", mc_target_get(s->t, MC_OPT_BINS));
+    cJSON_AddNumberToObject(o, "gamma", s->gamma);
+    cJSON_AddStringToObject(o, "ranking", s->ranking ? s->ranking : "");
+    cJSON_AddStringToObject(o, "original", s->t->text.s ? s->t->text.s
+                                                         : "");
+    rc = add_line(out, o);
+    cJSON_Delete(o);
+    for (i = 0; !rc && i < s->n; i++) {
+        o = mc_journal_node_json(&s->nodes[i]);
+        rc = add_line(out, o);
+        cJSON_Delete(o);
+    }
+    return rc;
+}
+
+void
+mc_trajectory_init(struct mc_trajectory *t)
+{
+    memset(t, 0, sizeof(*t));
+    mc_buf_init(&t->original);
+}
+
+void
+mc_trajectory_release(struct mc_trajectory *t)
+{
+    size_t i;
+
+    mc_free(t->key);
+    mc_free(t->lang);
+    mc_free(t->strategy);
+    mc_free(t->proposer);
+    mc_free(t->bins);
+    mc_free(t->ranking);
+    mc_buf_release(&t->original);
+    for (i = 0; i < t->n; i++)
+        mc_search_node_release(&t->nodes[i]);
+    mc_free(t->nodes);
+    mc_trajectory_init(t);
+}
+
+/* The header O into T. */
+static enum mc_code
+trajectory_head(const cJSON *o, struct mc_trajectory *t)
+{
+    t->key = mc_strdup(jstr(o, "key"));
+    t->lang = mc_strdup(jstr(o, "lang"));
+    t->strategy = mc_strdup(jstr(o, "strategy"));
+    t->proposer = mc_strdup(jstr(o, "proposer"));
+    t->bins = mc_strdup(jstr(o, "bins"));
+    t->ranking = mc_strdup(jstr(o, "ranking"));
+    t->budget = (size_t)jnum(o, "budget");
+    t->gamma = jnum(o, "gamma");
+    if (!(t->gamma > 0 && t->gamma <= 1))
+        t->gamma = 1;
+    if (!t->key || !t->lang || !t->strategy || !t->proposer || !t->bins ||
+        !t->ranking || mc_buf_adds(&t->original, jstr(o, "original")))
+        return MC_ENOMEM;
+    return MC_OK;
+}
+
+/* The node line O as T's next node. */
+static enum mc_code
+trajectory_node(const cJSON *o, struct mc_trajectory *t)
+{
+    struct mc_search_node *nd;
+
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        nd = mc_realloc(t->nodes, cap * sizeof(*nd));
+        if (!nd)
+            return MC_ENOMEM;
+        t->nodes = nd;
+        t->cap = cap;
+    }
+    nd = &t->nodes[t->n++];
+    mc_search_node_init(nd);
+    if (mc_journal_node_parse(o, nd))
+        return MC_ENOMEM;
+    if (nd->parent >= (int)t->n - 1 || nd->parent < -1)
+        nd->parent = -1;
+    nd->depth = nd->parent >= 0 ? t->nodes[nd->parent].depth + 1 : 1;
+    return MC_OK;
+}
+
+enum mc_code
+mc_trajectory_parse(const char *text, size_t len, struct mc_trajectory *t,
+                    struct mc_err *err)
+{
+    size_t off = 0, line = 0;
+    enum mc_code rc = MC_OK;
+
+    while (off < len && !rc) {
+        const char *nl = memchr(text + off, '\n', len - off);
+        size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+        cJSON *o = cJSON_ParseWithLength(text + off, n);
+
+        line++;
+        off += n + 1;
+        if (!cJSON_IsObject(o))
+            rc = mc_err_set(err, MC_ESYNTAX, "trajectory line %zu is not "
+                            "a JSON object", line);
+        else if (line == 1 && !jnum(o, "maxcode_trajectory"))
+            rc = mc_err_set(err, MC_ESYNTAX, "the trajectory has no "
+                            "header");
+        else if (line == 1 && (rc = trajectory_head(o, t)))
+            mc_err_set(err, rc, "out of memory");
+        else if (line > 1 && (rc = trajectory_node(o, t)))
+            mc_err_set(err, rc, "out of memory");
+        cJSON_Delete(o);
+    }
+    if (!rc && !line)
+        rc = mc_err_set(err, MC_ESYNTAX, "the trajectory is empty");
     return rc;
 }

@@ -11,10 +11,16 @@
  *              "proposer":P}
  *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
  *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
- *              "reward":x,"u":x,"detail":s,"critique":s,"code":s
- *              ["usage":usage]}
+ *              "reward":x,"u":x,"fr":n,"ut":x,["value":x,]"detail":s,
+ *              "critique":s,"code":s["usage":usage]["value_usage":usage]}
  *   usage   = see usage.h: the model usage so far (cumulative), on the
  *             lines of a proposer that has a cost (proposer=llm)
+ *   value_usage = the same for a value model that has a cost (served)
+ *
+ * fr is the node's reward bin and ut the binned u (rollout.h); value,
+ * the value model's expected bin, only when one scored the node. A
+ * cache entry's trajectory (TRAJ, doc/internals/rollouts.md) holds the
+ * same node objects, without the usage members.
  *
  * P (parent) is a node's index among the node lines, or -1 for the
  * original; V is an mc_verdict_name(). A reader takes a header whose
@@ -42,6 +48,7 @@ struct mc_journal_log {
     struct mc_search_node *nodes; /* the node lines after it, in order */
     size_t n, cap;
     struct mc_usage usage;        /* of the last node line; zero: none */
+    struct mc_usage value_usage;  /* its value_usage; zero: none */
 };
 
 void mc_journal_log_init(struct mc_journal_log *log);
@@ -70,11 +77,57 @@ enum mc_code mc_journal_start(const char *path,
                               struct mc_err *err);
 
 /*
- * Append node ND's line to the journal at PATH, with USAGE (NULL: no
- * "usage" member). The line goes out in one write() with O_APPEND. A
- * failure is logged, not returned: the search goes on without it.
+ * Append node ND's line to the journal at PATH, with USAGE and
+ * VALUE_USAGE (NULL: no such member). The line goes out in one write()
+ * with O_APPEND. A failure is logged, not returned: the search goes on
+ * without it.
  */
 void mc_journal_append(const char *path, const struct mc_search_node *nd,
-                       const struct mc_usage *usage);
+                       const struct mc_usage *usage,
+                       const struct mc_usage *value_usage);
+
+/* Node ND as a `node` object without usage, or NULL when out of memory;
+ * the caller frees it with cJSON_Delete(). */
+struct cJSON *mc_journal_node_json(const struct mc_search_node *nd);
+
+/* Set ND (initialised) from the `node` object O; its parent is taken as
+ * it is (the caller checks it). MC_ENOMEM. */
+enum mc_code mc_journal_node_parse(const struct cJSON *o,
+                                   struct mc_search_node *nd);
+
+/*
+ * The trajectory of a search as its cache entry keeps it (the TRAJ
+ * section, cache.h), so that rollouts, reports and other machines work
+ * from the cache alone:
+ *   trajectory = theader LF *(node LF)
+ *   theader    = {"maxcode_trajectory":1,"key":K,"lang":L,"strategy":S,
+ *                 "proposer":P,"budget":B,"bins":BINS,"gamma":G,
+ *                 "ranking":R,"original":TEXT}
+ *   node       = the journal's node, without usage members
+ * L is the language's key name ("c", "c++", "cuda"), BINS the bins=
+ * value, G MAXCODE_GAMMA, R the gvf ranking ("served", "built-in",
+ * "reward") or "" for other strategies, TEXT the original source.
+ */
+struct mc_trajectory {
+    char *key, *lang, *strategy, *proposer, *bins, *ranking;
+    size_t budget;
+    double gamma;
+    struct mc_buf original;
+    struct mc_search_node *nodes; /* in order; parents checked */
+    size_t n, cap;
+};
+
+/* S's trajectory, appended to OUT. MC_ENOMEM. */
+enum mc_code mc_journal_trajectory(const struct mc_search *s,
+                                   struct mc_buf *out);
+
+void mc_trajectory_init(struct mc_trajectory *t);
+void mc_trajectory_release(struct mc_trajectory *t);
+
+/* Read the trajectory TEXT (LEN bytes) into T (initialised).
+ * MC_ESYNTAX (with why, in ERR) when its header is missing or a line is
+ * not JSON; MC_ENOMEM. */
+enum mc_code mc_trajectory_parse(const char *text, size_t len,
+                                 struct mc_trajectory *t, struct mc_err *err);
 
 #endif /* MC_JOURNAL_H */

@@ -8,6 +8,7 @@
 #include "key.h"
 #include "cache.h"
 #include "prompt.h"
+#include "value.h"
 
 /* MC_ENTRY_VERSION as a string literal: "1". */
 #define STR_(x) #x
@@ -18,6 +19,7 @@ mc_key_versions_current(struct mc_key_versions *v)
 {
     v->entry_format = STR(MC_ENTRY_VERSION);
     v->prompt_version = mc_prompt_version();
+    v->value_model = mc_value_identity;
 }
 
 enum mc_code

@@ -39,11 +39,32 @@ draw(void)
     return (double)(x >> 11) / 9007199254740992.0;
 }
 
+static enum mc_code init_at(struct mc_llm *l, const struct mc_conf *c,
+                            const char *url, enum mc_llm_api api,
+                            struct mc_err *err);
+
 enum mc_code
 mc_llm_init(struct mc_llm *l, const struct mc_conf *c, struct mc_err *err)
 {
+    return init_at(l, c, mc_conf_get(c, MC_SET_LLM_URL),
+                   strcmp(mc_conf_get(c, MC_SET_LLM_API), "anthropic")
+                       ? MC_LLM_OPENAI
+                       : MC_LLM_ANTHROPIC,
+                   err);
+}
+
+enum mc_code
+mc_llm_init_at(struct mc_llm *l, const struct mc_conf *c, const char *url,
+               struct mc_err *err)
+{
+    return init_at(l, c, url, MC_LLM_OPENAI, err);
+}
+
+static enum mc_code
+init_at(struct mc_llm *l, const struct mc_conf *c, const char *url,
+        enum mc_llm_api api, struct mc_err *err)
+{
     static int curl_ready;
-    const char *url = mc_conf_get(c, MC_SET_LLM_URL);
     const char *rec = mc_conf_get(c, MC_SET_LLM_RECORD);
     const char *rep = mc_conf_get(c, MC_SET_LLM_REPLAY);
     struct mc_buf u = MC_BUF_INIT;
@@ -58,9 +79,7 @@ mc_llm_init(struct mc_llm *l, const struct mc_conf *c, struct mc_err *err)
             return mc_err_set(err, MC_EIO, "cannot initialise libcurl");
         curl_ready = 1;
     }
-    l->api = strcmp(mc_conf_get(c, MC_SET_LLM_API), "anthropic")
-                 ? MC_LLM_OPENAI
-                 : MC_LLM_ANTHROPIC;
+    l->api = api;
     while (n && url[n - 1] == '/')
         n--;
     mc_buf_add(&u, url, n);
@@ -117,6 +136,7 @@ mc_llm_resp_init(struct mc_llm_resp *r)
     mc_buf_init(&r->text);
     mc_buf_init(&r->error);
     mc_strv_init(&r->extra);
+    mc_buf_init(&r->logprobs);
 }
 
 void
@@ -125,6 +145,7 @@ mc_llm_resp_release(struct mc_llm_resp *r)
     mc_buf_release(&r->text);
     mc_buf_release(&r->error);
     mc_strv_release(&r->extra);
+    mc_buf_release(&r->logprobs);
     memset(r, 0, sizeof(*r));
 }
 
@@ -269,6 +290,10 @@ request_body(const struct mc_llm *l, const struct mc_llm_req *q)
         cJSON_AddNumberToObject(o, "seed", q->seed);
     if (l->api == MC_LLM_OPENAI && q->n > 1)
         cJSON_AddNumberToObject(o, "n", q->n);
+    if (l->api == MC_LLM_OPENAI && q->logprobs) {
+        cJSON_AddTrueToObject(o, "logprobs");
+        cJSON_AddNumberToObject(o, "top_logprobs", 10);
+    }
     text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     mc_buf_release(&sys);
@@ -336,14 +361,31 @@ extra_choices(const cJSON *choices, struct mc_llm_resp *r)
     }
 }
 
+/* The first token's "top_logprobs" of the choice C0, as JSON, into R. */
+static void
+top_logprobs(const cJSON *c0, struct mc_llm_resp *r)
+{
+    const cJSON *lp = cJSON_GetObjectItemCaseSensitive(c0, "logprobs");
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(lp, "content");
+    const cJSON *top = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(content, 0), "top_logprobs");
+    char *text;
+
+    mc_buf_reset(&r->logprobs);
+    if (!cJSON_IsArray(top) || !(text = cJSON_PrintUnformatted(top)))
+        return;
+    mc_buf_adds(&r->logprobs, text);
+    cJSON_free(text);
+}
+
 /*
- * Read the answer BODY (LEN bytes) of a 200 into R. Returns 0 when the
- * body is an answer (usable or not: R says), -1 when it is not JSON of
- * the expected shape (worth a retry).
+ * Read the answer BODY (LEN bytes) of a 200 to request Q into R.
+ * Returns 0 when the body is an answer (usable or not: R says), -1 when
+ * it is not JSON of the expected shape (worth a retry).
  */
 static int
-parse_answer(const struct mc_llm *l, const char *body, size_t len,
-             struct mc_llm_resp *r)
+parse_answer(const struct mc_llm *l, const struct mc_llm_req *q,
+             const char *body, size_t len, struct mc_llm_resp *r)
 {
     cJSON *o = cJSON_ParseWithLength(body, len);
     const cJSON *usage, *v;
@@ -374,6 +416,8 @@ parse_answer(const struct mc_llm *l, const char *body, size_t len,
         if (cJSON_IsString(v))
             stop = v->valuestring;
         extra_choices(choices, r);
+        if (q->logprobs)
+            top_logprobs(c0, r);
     } else {
         const cJSON *content = cJSON_GetObjectItemCaseSensitive(o, "content");
         const cJSON *block;
@@ -393,7 +437,8 @@ parse_answer(const struct mc_llm *l, const char *body, size_t len,
         if (cJSON_IsString(v))
             stop = v->valuestring;
     }
-    r->truncated = !strcmp(stop, "length") || !strcmp(stop, "max_tokens");
+    r->truncated = !q->logprobs &&
+                   (!strcmp(stop, "length") || !strcmp(stop, "max_tokens"));
     mc_buf_reset(&r->error);
     if (r->truncated)
         mc_buf_addf(&r->error, "the answer was cut at max_tokens (%d)",
@@ -699,7 +744,7 @@ finish(struct mc_llm *l, const struct mc_llm_req *q, struct xfer *x,
             retry = 1;
         }
     } else if (status == 200) {
-        if (parse_answer(l, x->answer.s, x->answer.len, r)) {
+        if (parse_answer(l, q, x->answer.s, x->answer.len, r)) {
             mc_buf_adds(&r->error, "the answer is not the expected JSON");
             r->status = 0;
             retry = 1;
@@ -753,7 +798,7 @@ replay_one(struct mc_llm *l, const struct mc_llm_req *req, struct xfer *x,
     if (replay_find(l, req, x->hex, &x->answer)) {
         mc_buf_addf(&r->error, "no recorded exchange for this request in "
                     "'%s'", l->replay_dir);
-    } else if (parse_answer(l, x->answer.s, x->answer.len, r)) {
+    } else if (parse_answer(l, req, x->answer.s, x->answer.len, r)) {
         mc_buf_adds(&r->error, "the recorded answer is not JSON");
     } else {
         r->status = 200;

@@ -87,6 +87,9 @@ struct mc_llm_req {
     unsigned n;            /* choices wanted (OpenAI "n"); 0 or 1: one */
     const char *purpose;   /* "propose", "critique": for replay */
     unsigned long ordinal; /* its place in the search: for replay */
+    int logprobs;          /* OpenAI: ask for the first token's top
+                            * logprobs ("logprobs", "top_logprobs": 10);
+                            * an answer cut at max_tokens is then ok */
 };
 
 struct mc_llm_resp {
@@ -101,6 +104,9 @@ struct mc_llm_resp {
     struct mc_buf error;   /* why not ok */
     struct mc_strv extra;  /* the texts of choices 2, 3, ... (n > 1) */
     unsigned long extra_cut; /* bit J: extra choice J stopped at max_tokens */
+    struct mc_buf logprobs; /* with LOGPROBS: the first choice's first
+                             * token's "top_logprobs" array (JSON), or
+                             * empty when the answer has none */
 };
 
 /*
@@ -111,6 +117,12 @@ struct mc_llm_resp {
  */
 enum mc_code mc_llm_init(struct mc_llm *l, const struct mc_conf *c,
                          struct mc_err *err);
+
+/* mc_llm_init() for the endpoint URL (the OpenAI API, whatever
+ * MAXCODE_LLM_API says; /chat/completions added) instead of
+ * MAXCODE_LLM_URL: a served value model's. */
+enum mc_code mc_llm_init_at(struct mc_llm *l, const struct mc_conf *c,
+                            const char *url, struct mc_err *err);
 void mc_llm_release(struct mc_llm *l);
 
 void mc_llm_resp_init(struct mc_llm_resp *r);

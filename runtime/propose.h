@@ -87,6 +87,7 @@ struct mc_prop_node {
     int compile_error;
     double speedup;        /* confirmed, or the measured median */
     double reward;         /* the search's reward (ranker.h ranks by it) */
+    double value;          /* the value model's expected bin, or -1 */
 };
 
 #define MC_KNOBS_MAX 64
@@ -131,6 +132,11 @@ struct mc_builtin {
     size_t nknobs;
     unsigned long seeds[16]; /* the first knob sets from the original */
     size_t nseeds;
+    /* The value model's prior (value.h), or NULL: the value of a child
+     * of node PARENT (-1: the original) with knob set TAG. Set, the
+     * climb adds one knob in its order. */
+    double (*prior)(void *arg, int parent, unsigned long tag);
+    void *prior_arg;
     unsigned long banned;  /* knobs that failed to compile */
     unsigned long blamed;  /* knobs blamed for wrong output */
     /* What the table was built from (owned): */

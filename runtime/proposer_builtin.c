@@ -11,6 +11,7 @@
 #include "log.h"
 #include "propose.h"
 #include "search.h"
+#include "value.h"
 
 /* The profile of the original on the user's inputs into P (a gcov
  * build: GCC's C and C++ only). Without one the proposer goes by the
@@ -27,6 +28,27 @@ profile(struct mc_search *s, struct mc_profile *p)
              perr.msg[0] ? perr.msg : "none");
     mc_profile_release(p);
     return 0;
+}
+
+/* The value model's prior for a child of PARENT with knob set TAG: its
+ * label and code rendered as they would be proposed. */
+static double
+prior(void *arg, int parent, unsigned long tag)
+{
+    struct mc_search *s = arg;
+    struct mc_builtin *b = s->prop_state;
+    const struct mc_buf *orig = &s->ev->orig_text;
+    struct mc_buf label = MC_BUF_INIT, code = MC_BUF_INIT;
+    double v = -1;
+
+    mc_builtin_label(b, tag, &label);
+    if (!mc_buf_status(&label) &&
+        mc_builtin_render(b, tag, orig->s, orig->len, &code) == MC_OK)
+        v = s->valuer->prior(s, s->valuer_state, parent, label.s, code.s,
+                             code.len);
+    mc_buf_release(&label);
+    mc_buf_release(&code);
+    return v;
 }
 
 static enum mc_code
@@ -46,6 +68,10 @@ builtin_init(struct mc_search *s, struct mc_err *err)
     rc = mc_builtin_init(b, s->t, orig->s, orig->len, p.count,
                          p.count ? p.nlines + 1 : 0, err);
     mc_profile_release(&p);
+    if (!rc && s->valuer && s->valuer->prior) {
+        b->prior = prior;
+        b->prior_arg = s;
+    }
     return rc;
 }
 

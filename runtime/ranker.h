@@ -6,11 +6,11 @@
  *
  *   reward  the correct node with the highest reward (the first of
  *           equals), or the original when no node is correct
- *
- * The paper's generative value function (strategy=gvf: expand the
- * candidate with the highest expected value) will be a second
- * implementation: one file with one `const struct mc_ranker` and one
- * row in the registry. Until then gvf ranks by reward.
+ *   gvf     the correct node with the highest value (value.h: the value
+ *           model's expected reward bin; the higher reward among equal
+ *           values), even when its measured reward is not the highest;
+ *           by reward when no correct node has a value (no value model,
+ *           or one that failed)
  */
 #ifndef MC_RANKER_H
 #define MC_RANKER_H
@@ -26,6 +26,7 @@ struct mc_ranker {
 };
 
 extern const struct mc_ranker mc_ranker_reward;
+extern const struct mc_ranker mc_ranker_value;
 
 /* The ranker called NAME, or NULL when there is none. */
 const struct mc_ranker *mc_ranker_find(const char *name);

@@ -15,6 +15,7 @@
 #include "ranker.h"
 #include "spawn.h"
 #include "strategy.h"
+#include "value.h"
 
 #include <math.h>
 
@@ -26,6 +27,7 @@ mc_search_node_init(struct mc_search_node *nd)
     memset(nd, 0, sizeof(*nd));
     mc_buf_init(&nd->code);
     nd->parent = -1;
+    nd->value = -1;
 }
 
 void
@@ -80,6 +82,7 @@ mc_search_view(const struct mc_search *s)
         v[i].compile_error = s->nodes[i].compile_error;
         v[i].speedup = s->nodes[i].speedup;
         v[i].reward = s->nodes[i].reward;
+        v[i].value = s->nodes[i].value;
     }
     return v;
 }
@@ -132,6 +135,10 @@ set_reward(struct mc_search *s, struct mc_search_node *nd)
     nd->reward = nd->speedup;
     nd->u = fmax(nd->parent >= 0 ? s->nodes[nd->parent].u : 0,
                  g * nd->reward);
+    nd->fr = mc_bins_reward(&s->bins, nd->correct, nd->confirmed,
+                            nd->speedup);
+    nd->ut = fmax(nd->parent >= 0 ? s->nodes[nd->parent].ut : 0,
+                  pow(s->gamma, nd->depth - 1) * nd->fr);
 }
 
 /* ---- set-up ---- */
@@ -145,6 +152,7 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
 
     memset(s, 0, sizeof(*s));
     mc_buf_init(&s->reason);
+    mc_buf_init(&s->ranking_note);
     s->t = t;
     s->ev = ev;
     s->key = key;
@@ -165,10 +173,14 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
     if (!s->ranker)
         return mc_err_set(err, MC_EINTERNAL, "strategy '%s': no ranker '%s'",
                           s->strategy, s->strat->ranker);
+    if (mc_bins_parse(mc_target_get(t, MC_OPT_BINS), &s->bins, err))
+        return MC_ECONFIG;
     s->prop = mc_proposer_find(proposer);
     if (!s->prop)
         return mc_err_set(err, MC_ECONFIG, "unknown proposer '%s'",
                           proposer);
+    if (!strcmp(s->strat->ranker, "gvf") && mc_value_open(s))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
     return s->prop->init(s, err);
 }
 
@@ -183,7 +195,9 @@ mc_search_release(struct mc_search *s)
     mc_free(s->journal);
     if (s->prop)
         s->prop->release(s);
+    mc_value_close(s);
     mc_buf_release(&s->reason);
+    mc_buf_release(&s->ranking_note);
     memset(s, 0, sizeof(*s));
 }
 
@@ -217,14 +231,21 @@ count_candidate(struct mc_search *s)
     count(s, &d);
 }
 
-/* The proposer's cost so far (zero when it has none). */
+/* What the proposer and the value model have cost so far (zero when
+ * they have no cost). */
 static struct mc_llm_usage
 cost_now(const struct mc_search *s)
 {
-    struct mc_usage u = MC_USAGE_INIT;
+    struct mc_usage u = MC_USAGE_INIT, v = MC_USAGE_INIT;
 
     if (s->prop->cost)
         s->prop->cost(s, &u);
+    if (s->valuer && s->valuer->cost)
+        s->valuer->cost(s, s->valuer_state, &v);
+    u.total.requests += v.total.requests;
+    u.total.tokens_in += v.total.tokens_in;
+    u.total.tokens_out += v.total.tokens_out;
+    u.total.cost += v.total.cost;
     return u.total;
 }
 
@@ -287,6 +308,8 @@ resume(struct mc_search *s, struct mc_err *err)
     log.n = log.cap = 0;
     if (s->n && s->prop->restore)
         s->prop->restore(s, &log.usage);
+    if (s->n && s->valuer && s->valuer->restore)
+        s->valuer->restore(s, s->valuer_state, &log.value_usage);
     s->resumed = s->n;
     if (s->resumed)
         mc_info("%s: resumed from the journal: %zu of %zu candidates "
@@ -349,14 +372,15 @@ take(struct mc_search *s, struct mc_proposal *p, struct mc_err *err)
                  err);
 }
 
-/* The proposer's critiques of the N nodes from FIRST, counting what they
- * cost. */
+/* The proposer's critiques of the N nodes from FIRST, then their values
+ * (strategy=gvf), counting what they cost. */
 static void
 critique(struct mc_search *s, size_t first, size_t n)
 {
     struct mc_llm_usage before = cost_now(s);
 
     s->prop->critique(s, first, n);
+    mc_value_score(s, first, n);
     count_cost(s, &before);
 }
 
@@ -370,19 +394,26 @@ settle(struct mc_search *s, size_t i)
                        : nd->detail                  ? nd->detail
                                                      : "";
     int len = (int)strcspn(note, "\n");
-    struct mc_usage u = MC_USAGE_INIT;
+    struct mc_usage u = MC_USAGE_INIT, v = MC_USAGE_INIT;
     int costs = s->prop->cost && s->prop->cost(s, &u);
+    int vcosts = s->valuer && s->valuer->cost &&
+                 s->valuer->cost(s, s->valuer_state, &v);
+    char bins[64], value[32] = "";
 
     update_best(s, i);
-    mc_journal_append(s->journal, nd, costs ? &u : NULL);
+    mc_journal_append(s->journal, nd, costs ? &u : NULL,
+                      vcosts ? &v : NULL);
+    if (nd->value >= 0)
+        snprintf(value, sizeof(value), " value %.2f", nd->value);
+    snprintf(bins, sizeof(bins), "f_r %d u_t %g%s", nd->fr, nd->ut, value);
     if (nd->correct)
-        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx)%s%.*s",
+        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx; %s)%s%.*s",
                 s->t->source, i + 1, s->budget, nd->speedup,
-                mc_search_best_reward(s), len ? ": " : "", len, note);
+                mc_search_best_reward(s), bins, len ? ": " : "", len, note);
     else
-        mc_info("%s [%zu/%zu] %s (best %.2fx)%s%.*s", s->t->source, i + 1,
-                s->budget, mc_verdict_name(nd->verdict),
-                mc_search_best_reward(s), len ? ": " : "", len, note);
+        mc_info("%s [%zu/%zu] %s (best %.2fx; %s)%s%.*s", s->t->source,
+                i + 1, s->budget, mc_verdict_name(nd->verdict),
+                mc_search_best_reward(s), bins, len ? ": " : "", len, note);
 }
 
 /* ---- the loop ---- */

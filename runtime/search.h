@@ -36,9 +36,11 @@
 #include "eval.h"
 #include "llm.h"
 #include "propose.h"
+#include "rollout.h"
 #include "target.h"
 
 struct mc_proposer;
+struct mc_valuer;
 struct mc_strategy;
 struct mc_ranker;
 
@@ -50,6 +52,8 @@ struct mc_search_node {
     enum mc_verdict verdict;
     int correct, compile_error, confirmed;
     double speedup, reward, u;
+    int fr;                   /* f_r, the reward bin */
+    double ut, value;         /* binned u; the value model's, or -1 */
     char *detail, *critique;
 };
 
@@ -60,6 +64,12 @@ struct mc_search {
     void *prop_state;                 /* the proposer's own */
     const struct mc_strategy *strat;  /* plans the rounds */
     const struct mc_ranker *ranker;   /* picks the node to expand */
+    const struct mc_valuer *valuer;   /* strategy=gvf: scores nodes */
+    void *valuer_state;               /* the value model's own */
+    const char *ranking;      /* gvf: "served", "built-in" or "reward";
+                               * NULL for the other strategies */
+    struct mc_buf ranking_note; /* why "reward" (gvf), or empty */
+    struct mc_bins bins;      /* bins= */
     /* Set by the llm proposer, read by the manifest writer: */
     int use_llm;              /* the model writes the variants */
     struct mc_llm llm;        /* when use_llm: the client and its usage */

@@ -64,7 +64,7 @@ static const struct mc_strategy strategies[] = {
     {"flat", "reward", plan_flat},
     {"effi-learner", "reward", plan_effi},
     {"cuda-llm", "reward", plan_rounds},
-    {"gvf", "reward", plan_rounds},
+    {"gvf", "gvf", plan_rounds},
 };
 
 const struct mc_strategy *

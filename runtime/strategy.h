@@ -28,8 +28,8 @@
  *                 proposals, the last round cut to hit B); when the
  *                 previous round has no correct node, the round repairs
  *                 that round's candidates instead, one each, in order
- *   gvf           cuda-llm's plan, expanding the node its ranker picks
- *                 (by reward until the value model exists)
+ *   gvf           cuda-llm's plan, expanding the node the gvf ranker
+ *                 picks: the highest value (value.h), else by reward
  *
  * A new strategy is one plan function and one row.
  */

@@ -991,6 +991,15 @@ hash_options(struct mc_hash *h, const struct mc_target *t,
                                   : mc_conf_get(&t->conf, MC_SET_MODEL));
         mc_hash_field_str(h, "prompt-version", v->prompt_version);
     }
+    if (!strcmp(mc_target_get(t, MC_OPT_STRATEGY), "gvf") &&
+        v->value_model) {
+        struct mc_buf id = MC_BUF_INIT;
+
+        /* Out of memory hashes "": a key, if not the usual one. */
+        v->value_model(t, &id);
+        mc_hash_field_str(h, "value-model", id.s ? id.s : "");
+        mc_buf_release(&id);
+    }
 }
 
 enum mc_code

@@ -145,6 +145,11 @@ struct mc_key_versions {
     const char *prompt_version; /* the prompt templates' version
                                  * (mc_prompt_version()); hashed only
                                  * for a model-driven search */
+    /* What names the value model of a strategy=gvf search, into OUT
+     * (value.h: mc_value_identity()); hashed only for gvf. NULL: none
+     * is hashed. */
+    enum mc_code (*value_model)(const struct mc_target *t,
+                                struct mc_buf *out);
 };
 
 /*

@@ -59,14 +59,42 @@ mc_usage_write_counts(const struct mc_llm_usage *c, cJSON *o)
     return MC_OK;
 }
 
+/* Add C's counters to those of the `counts` object M. */
+static void
+add_counts(cJSON *m, const struct mc_llm_usage *c)
+{
+    static const char *const names[] = {"requests", "tokens_in",
+                                        "tokens_out", "cost"};
+    double add[4];
+    size_t i;
+
+    add[0] = (double)c->requests;
+    add[1] = (double)c->tokens_in;
+    add[2] = (double)c->tokens_out;
+    add[3] = c->cost;
+    for (i = 0; i < 4; i++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(m, names[i]);
+
+        if (cJSON_IsNumber(v))
+            cJSON_SetNumberValue(v, v->valuedouble + add[i]);
+    }
+}
+
 enum mc_code
 mc_usage_write_models(const struct mc_usage *u, cJSON *o)
 {
     size_t i;
 
     for (i = 0; i < u->n_models; i++) {
-        cJSON *m = cJSON_AddObjectToObject(o, u->models[i].model);
+        cJSON *m = cJSON_GetObjectItemCaseSensitive(o, u->models[i].model);
 
+        if (cJSON_IsObject(m)) {
+            /* A model already there (the value model can be the
+             * policy's): the sums. */
+            add_counts(m, &u->models[i].u);
+            continue;
+        }
+        m = cJSON_AddObjectToObject(o, u->models[i].model);
         if (!m || mc_usage_write_counts(&u->models[i].u, m))
             return MC_ENOMEM;
     }

@@ -49,7 +49,8 @@ void mc_usage_move(struct mc_usage *u, struct mc_llm *l);
 enum mc_code mc_usage_write(const struct mc_usage *u, struct cJSON *o);
 
 /* Add one member per model of U to the JSON object O, each a `counts`
- * object: the manifest's "usage" object. Errors as mc_usage_write(). */
+ * object: the manifest's "usage" object. A model O already has gets
+ * U's counts added to its own. Errors as mc_usage_write(). */
 enum mc_code mc_usage_write_models(const struct mc_usage *u,
                                    struct cJSON *o);
 

@@ -44,6 +44,10 @@ STEP (all optional):
               max_tokens); other values pass through
   usage       {"in": N, "out": M}; by default len(prompt)//4 and
               len(text)//4, at least 1
+  logprobs    {"TOKEN": LOGPROB, ...} (OpenAI): the first choice gets
+              "logprobs": {"content": [{"token": TEXT, "logprob": ...,
+              "top_logprobs": [{"token": TOKEN, "logprob": LOGPROB},
+              ...]}]}, as a server asked for "logprobs" answers
   delay       seconds to wait before answering (faults too)
   fault       null, "429" (Retry-After: retry_after, default 1), "quota"
               (429, insufficient_quota, no Retry-After), "400", "401",
@@ -408,6 +412,13 @@ class Handler(BaseHTTPRequestHandler):
                 "message": {"role": "assistant", "content": text},
                 "finish_reason": finish,
             }]
+            if isinstance(step.get("logprobs"), dict):
+                top = [{"token": k, "logprob": v}
+                       for k, v in step["logprobs"].items()]
+                choices[0]["logprobs"] = {"content": [{
+                    "token": text,
+                    "logprob": step["logprobs"].get(text, -1.0),
+                    "top_logprobs": top}]}
             # "n": further choices from the rule's next steps, unless the
             # rule plays a server that ignores n ("ignore_n": true).
             want = body.get("n", 1) if isinstance(body, dict) else 1

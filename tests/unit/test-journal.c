@@ -113,7 +113,7 @@ write_fixture(int n, int with_usage)
 
         fixture_node(&nd, i);
         fixture_usage(&u, i);
-        mc_journal_append(path, &nd, with_usage ? &u : NULL);
+        mc_journal_append(path, &nd, with_usage ? &u : NULL, NULL);
         mc_search_node_release(&nd);
     }
     mc_usage_release(&u);
@@ -246,9 +246,9 @@ test_journal__parent_names_an_earlier_node(void)
     mc_journal_start(path, &head, NULL);
     fixture_node(&nd, 0);
     nd.parent = 0; /* itself */
-    mc_journal_append(path, &nd, NULL);
+    mc_journal_append(path, &nd, NULL, NULL);
     nd.parent = 0;
-    mc_journal_append(path, &nd, NULL);
+    mc_journal_append(path, &nd, NULL, NULL);
     mc_search_node_release(&nd);
     mc_journal_log_init(&log);
     mc_journal_read(path, &head, 8, &log, NULL);

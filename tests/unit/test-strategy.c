@@ -6,7 +6,7 @@
  * (K = 4, flat one at a time) and the model's (K = 8), a proposer that
  * skips a slot, and that the rounds add up to exactly the budget. Each
  * strategy's rounds are spelt out, so two strategies given the same plan
- * fail here. Also the ranker by reward.
+ * fail here. Also the rankers by reward and by value.
  */
 #include "mc_setup.h"
 #include "buf.h"
@@ -171,7 +171,8 @@ test_strategy__lookup(void)
     ok(mc_strategy_find("cuda-llm") != NULL, "cuda-llm is a strategy");
     ok(mc_strategy_find("beam") == NULL, "an unknown name is none");
     ok(mc_ranker_find("reward") == &mc_ranker_reward, "the reward ranker");
-    ok(mc_ranker_find("value") == NULL, "no value model yet");
+    ok(mc_ranker_find("gvf") == &mc_ranker_value, "the value ranker");
+    ok(mc_ranker_find("value") == NULL, "an unknown ranker is none");
 }
 
 static void
@@ -193,6 +194,32 @@ test_strategy__ranker_by_reward(void)
     is_long(r->pick(r, v, 0), -1, "no nodes: the original");
 }
 
+static void
+test_strategy__ranker_by_value(void)
+{
+    struct mc_prop_node v[4];
+    const struct mc_ranker *r = &mc_ranker_value;
+    int i;
+
+    memset(v, 0, sizeof(v));
+    for (i = 0; i < 4; i++)
+        v[i].value = -1;
+    is_long(r->pick(r, v, 4), -1, "no correct node: the original");
+    v[1].correct = v[3].correct = 1;
+    v[1].reward = 3.0;
+    v[3].reward = 1.1;
+    is_long(r->pick(r, v, 4), 1, "no values: by reward");
+    v[1].value = 1.5;
+    v[3].value = 3.2;
+    v[2].value = 4; /* wrong: never picked */
+    is_long(r->pick(r, v, 4), 3,
+            "the highest value, though its reward is lower");
+    v[1].value = 3.2;
+    is_long(r->pick(r, v, 4), 1, "equal values: the higher reward");
+    v[1].value = -1;
+    is_long(r->pick(r, v, 4), 3, "a node without a value is passed over");
+}
+
 int
 main(void)
 {
@@ -203,5 +230,6 @@ main(void)
     TAP_RUN(test_strategy__every_budget_is_exact);
     TAP_RUN(test_strategy__lookup);
     TAP_RUN(test_strategy__ranker_by_reward);
+    TAP_RUN(test_strategy__ranker_by_value);
     return tap_done();
 }
