@@ -1156,51 +1156,53 @@ repairs(const struct mc_builtin *b, unsigned long base,
                 add_pick(b, tags, ntags, k, base & ~(1ul << i), nodes, n);
 }
 
-/* The seeds in the order of the value model's prior (the seeds' own
- * order among equals), into TAGS up to K. */
+/* Add candidate TAG with the value model's prior to the M of V, kept
+ * in order: higher values first, earlier candidates first among
+ * equals. */
 static void
-seeds_by_value(struct mc_builtin *b, const struct mc_prop_node *nodes,
-               size_t n, size_t k, unsigned long *tags, size_t *ntags)
+add_ranked(struct mc_builtin *b, int parent, unsigned long tag,
+           unsigned long *cand, double *v, size_t *m)
 {
-    double v[16];
-    size_t order[16], m, i, j;
+    double x = b->prior(b->prior_arg, parent, tag);
+    size_t j;
 
-    for (m = 0; m < b->nseeds && m < 16; m++) {
-        v[m] = b->prior(b->prior_arg, -1, normal(b, b->seeds[m]));
-        for (j = m; j > 0 && v[order[j - 1]] < v[m]; j--)
-            order[j] = order[j - 1];
-        order[j] = m;
+    for (j = *m; j > 0 && v[j - 1] < x; j--) {
+        cand[j] = cand[j - 1];
+        v[j] = v[j - 1];
     }
-    for (i = 0; i < m && *ntags < k; i++)
-        add_pick(b, tags, ntags, k, b->seeds[order[i]], nodes, n);
+    cand[j] = tag;
+    v[j] = x;
+    (*m)++;
 }
 
-/* The knobs that PARENT lacks, each added to its set, in the order of
- * the value model's prior (the table's order among equals), into TAGS
- * up to K. */
+/* The value model's choice from PARENT: the knob sets one knob away
+ * (and from the original, the seeds too) in the order of its prior,
+ * into TAGS up to K. */
 static void
-climb_by_value(struct mc_builtin *b, const struct mc_prop_node *nodes,
-               size_t n, int parent, size_t k, unsigned long *tags,
-               size_t *ntags)
+choose_by_value(struct mc_builtin *b, const struct mc_prop_node *nodes,
+                size_t n, int parent, size_t k, unsigned long *tags,
+                size_t *ntags)
 {
     unsigned long base = parent >= 0 ? nodes[parent].tag : 0;
-    double v[MC_KNOBS_MAX];
-    size_t order[MC_KNOBS_MAX], m = 0, i, j;
+    unsigned long cand[MC_KNOBS_MAX + 16];
+    double v[MC_KNOBS_MAX + 16];
+    size_t m = 0, i;
 
+    for (i = 0; base == 0 && i < b->nseeds && i < 16; i++) {
+        unsigned long tag = normal(b, b->seeds[i]);
+
+        if (tag && !(tag & ~allowed(b)) && !tried(nodes, n, tag))
+            add_ranked(b, parent, tag, cand, v, &m);
+    }
     for (i = 0; i < b->nknobs; i++) {
         unsigned long tag = normal(b, base | 1ul << i);
 
-        if ((base >> i & 1) || (tag & ~allowed(b)) || tried(nodes, n, tag))
-            continue;
-        v[i] = b->prior(b->prior_arg, parent, tag);
-        /* Insertion: higher values first, the table's order kept. */
-        for (j = m; j > 0 && v[order[j - 1]] < v[i]; j--)
-            order[j] = order[j - 1];
-        order[j] = i;
-        m++;
+        if (!(base >> i & 1) && tag && !(tag & ~allowed(b)) &&
+            !tried(nodes, n, tag))
+            add_ranked(b, parent, tag, cand, v, &m);
     }
     for (i = 0; i < m && *ntags < k; i++)
-        add_pick(b, tags, ntags, k, base | 1ul << order[i], nodes, n);
+        add_pick(b, tags, ntags, k, cand[i], nodes, n);
 }
 
 void
@@ -1214,16 +1216,14 @@ mc_builtin_choose(struct mc_builtin *b, const struct mc_prop_node *nodes,
     *ntags = 0;
     if (repair && parent >= 0)
         repairs(b, base, nodes, n, k, tags, ntags);
-    /* From the original, the seeds come first (the value model's
-     * favourite first, when there is one). */
-    if (base == 0 && b->prior)
-        seeds_by_value(b, nodes, n, k, tags, ntags);
+    /* With a value model, its order of the seeds and of the knob sets
+     * one knob away. */
+    if (b->prior)
+        choose_by_value(b, nodes, n, parent, k, tags, ntags);
+    /* From the original, the seeds come first. */
     for (i = 0; base == 0 && i < b->nseeds; i++)
         add_pick(b, tags, ntags, k, b->seeds[i], nodes, n);
-    /* Climb from the base: add one knob, in the value model's order
-     * when there is one, else those that never hurt first. */
-    if (b->prior)
-        climb_by_value(b, nodes, n, parent, k, tags, ntags);
+    /* Climb from the base: add one knob, those that never hurt first. */
     for (round = 0; round < 3; round++)
         for (i = 0; i < b->nknobs; i++) {
             int hurt = hurt_count(nodes, n, 1ul << i);
