@@ -64,7 +64,9 @@
  * loops first, loops with floating-point math and calls), then the
  * general ones, riskiest last. Seeds come first, the first of them a
  * bundle of everything the evidence supports; then hill-climbing from
- * the best correct variant adds one knob at a time. Knobs that failed to
+ * the best correct variant adds one knob at a time. With a value model
+ * (PRIOR: strategy=gvf with the built-in model, value.h), the seeds and
+ * the sets one knob away are tried in the order of its prior instead. Knobs that failed to
  * compile are never used again, knobs blamed for wrong output are
  * dropped, knobs that made things slower are not added again to the
  * same base. Its critique is a short rule-based diagnosis of what
