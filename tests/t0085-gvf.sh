@@ -136,7 +136,8 @@ test_expect_success 'served: the highest expected bin is expanded next' '
       grep -q True && v=$((v + 1)); i=$((i + 1))
   done &&
   test $v -eq 9 &&
-  json m "j[\"llm_requests\"] == $n"
+  json m "j[\"llm_requests\"] == $n" \
+    "j[\"usage\"][\"stub-model\"][\"requests\"] == $n"
 '
 
 test_expect_success 'served: the value endpoint down, the search ranks by reward' '

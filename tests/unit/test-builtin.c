@@ -428,6 +428,58 @@ test_builtin__past_wins_first(void)
     mc_buf_release(&w);
 }
 
+/* A value model's prior that favours knob set FAVOURED (and its parts
+ * a little), everything else 0. */
+static unsigned long favoured;
+static int prior_calls;
+
+static double
+favour(void *arg, int parent, unsigned long tag)
+{
+    (void)arg;
+    (void)parent;
+    prior_calls++;
+    return tag == favoured ? 4 : (tag & favoured) ? 1 : 0;
+}
+
+static void
+test_builtin__value_orders_knobs(void)
+{
+    struct mc_builtin b;
+    struct mc_prop_node nodes[1];
+    unsigned long tags[4], seed0;
+    size_t n;
+    int k;
+
+    if (!ok(!setup(&b, "hot.c", "gcc", "-O2", NULL, 0, gemm), "setup"))
+        return;
+    mc_builtin_choose(&b, nodes, 0, -1, 4, 0, tags, &n);
+    seed0 = tags[0];
+    ok(n == 4 && seed0 == b.seeds[0], "without a value model: seeds first");
+    /* From the original: a single knob the model prefers goes first. */
+    k = mc_builtin_knob(&b, "ipa-pta");
+    favoured = 1ul << k;
+    b.prior = favour;
+    b.prior_arg = NULL;
+    mc_builtin_choose(&b, nodes, 0, -1, 4, 0, tags, &n);
+    ok(n == 4 && tags[0] == 1ul << k, "the model's favourite first");
+    ok(prior_calls > (int)b.nknobs, "every seed and single knob is scored");
+    /* From a judged parent: the one-knob step it prefers. */
+    memset(nodes, 0, sizeof(nodes));
+    nodes[0].parent = -1;
+    nodes[0].tag = seed0;
+    nodes[0].evaluated = nodes[0].correct = 1;
+    nodes[0].speedup = nodes[0].reward = 1.5;
+    nodes[0].value = -1;
+    k = mc_builtin_knob(&b, "split-loops");
+    if (ok(k >= 0 && !(seed0 >> k & 1), "split-loops is a step away")) {
+        favoured = seed0 | 1ul << k;
+        mc_builtin_choose(&b, nodes, 1, 0, 2, 0, tags, &n);
+        ok(n == 2 && tags[0] == favoured, "the step the model prefers first");
+    }
+    mc_builtin_release(&b);
+}
+
 int
 main(void)
 {
@@ -445,6 +497,7 @@ main(void)
     TAP_RUN(test_builtin__clang);
     TAP_RUN(test_builtin__rejected_never_retried);
     TAP_RUN(test_builtin__past_wins_first);
+    TAP_RUN(test_builtin__value_orders_knobs);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
