@@ -142,24 +142,7 @@ lang_of(const char *name)
 static void
 state_of(const struct mc_trajectory *t, size_t i, struct mc_gvf_state *st)
 {
-    const struct mc_search_node *nd = &t->nodes[i];
-
-    memset(st, 0, sizeof(*st));
-    st->lang = lang_of(t->lang);
-    st->code = nd->code.len ? nd->code.s : NULL;
-    st->code_len = nd->code.len;
-    st->orig = t->original.s;
-    st->orig_len = t->original.len;
-    st->label = nd->label;
-    st->verdict = mc_verdict_name(nd->verdict);
-    st->correct = nd->correct;
-    st->confirmed = nd->confirmed;
-    st->speedup = nd->speedup;
-    st->fr = nd->fr;
-    st->ut = (int)floor(nd->ut + 0.5);
-    st->depth = nd->depth;
-    st->detail = nd->detail;
-    st->critique = nd->critique;
+    mc_value_state_of(&t->nodes[i], lang_of(t->lang), &t->original, st);
 }
 
 /* ---- rollouts export ---- */

@@ -197,6 +197,27 @@ mc_journal_node_parse(const cJSON *o, struct mc_search_node *nd)
     return MC_OK;
 }
 
+/* A new node at the end of *V (*N of them, room for *CAP), set up
+ * empty; NULL when out of memory. */
+static struct mc_search_node *
+new_node(struct mc_search_node **v, size_t *n, size_t *cap)
+{
+    struct mc_search_node *nd;
+
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+
+        nd = mc_realloc(*v, c * sizeof(*nd));
+        if (!nd)
+            return NULL;
+        *v = nd;
+        *cap = c;
+    }
+    nd = &(*v)[(*n)++];
+    mc_search_node_init(nd);
+    return nd;
+}
+
 /* Add the node line O to LOG. */
 static enum mc_code
 add_node(struct mc_journal_log *log, const cJSON *o)
@@ -204,16 +225,9 @@ add_node(struct mc_journal_log *log, const cJSON *o)
     struct mc_search_node *nd;
     enum mc_code rc;
 
-    if (log->n == log->cap) {
-        size_t cap = log->cap ? log->cap * 2 : 16;
-        nd = mc_realloc(log->nodes, cap * sizeof(*nd));
-        if (!nd)
-            return MC_ENOMEM;
-        log->nodes = nd;
-        log->cap = cap;
-    }
-    nd = &log->nodes[log->n++];
-    mc_search_node_init(nd);
+    nd = new_node(&log->nodes, &log->n, &log->cap);
+    if (!nd)
+        return MC_ENOMEM;
     rc = mc_journal_node_parse(o, nd);
     if (nd->parent >= (int)log->n - 1)
         nd->parent = -1;
@@ -363,16 +377,9 @@ trajectory_node(const cJSON *o, struct mc_trajectory *t)
 {
     struct mc_search_node *nd;
 
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        nd = mc_realloc(t->nodes, cap * sizeof(*nd));
-        if (!nd)
-            return MC_ENOMEM;
-        t->nodes = nd;
-        t->cap = cap;
-    }
-    nd = &t->nodes[t->n++];
-    mc_search_node_init(nd);
+    nd = new_node(&t->nodes, &t->n, &t->cap);
+    if (!nd)
+        return MC_ENOMEM;
     if (mc_journal_node_parse(o, nd))
         return MC_ENOMEM;
     if (nd->parent >= (int)t->n - 1 || nd->parent < -1)

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "search.h"
 
+#include <math.h>
 #include <sys/stat.h>
 
 /* The registry, in order of preference. */
@@ -144,26 +145,31 @@ mc_value_identity(const struct mc_target *t, struct mc_buf *out)
 }
 
 void
-mc_value_state(const struct mc_search *s, size_t i, struct mc_gvf_state *st)
+mc_value_state_of(const struct mc_search_node *nd, enum mc_lang lang,
+                  const struct mc_buf *orig, struct mc_gvf_state *st)
 {
-    const struct mc_search_node *nd = &s->nodes[i];
-
     memset(st, 0, sizeof(*st));
-    st->lang = s->t->lang;
+    st->lang = lang;
     st->code = nd->code.len ? nd->code.s : NULL;
     st->code_len = nd->code.len;
-    st->orig = s->t->text.s;
-    st->orig_len = s->t->text.len;
+    st->orig = orig->s;
+    st->orig_len = orig->len;
     st->label = nd->label;
     st->verdict = mc_verdict_name(nd->verdict);
     st->correct = nd->correct;
     st->confirmed = nd->confirmed;
     st->speedup = nd->speedup;
     st->fr = nd->fr;
-    st->ut = (int)(nd->ut + 0.5);
+    st->ut = (int)floor(nd->ut + 0.5);
     st->depth = nd->depth;
     st->detail = nd->detail;
     st->critique = nd->critique;
+}
+
+void
+mc_value_state(const struct mc_search *s, size_t i, struct mc_gvf_state *st)
+{
+    mc_value_state_of(&s->nodes[i], s->t->lang, &s->t->text, st);
 }
 
 const char mc_value_system[] =

@@ -26,6 +26,7 @@
 #define MC_VALUE_H
 
 #include "buf.h"
+#include "lang.h"
 #include "status.h"
 #include "usage.h"
 
@@ -90,6 +91,12 @@ struct mc_gvf_state;
  * borrows from S. */
 void mc_value_state(const struct mc_search *s, size_t i,
                     struct mc_gvf_state *st);
+
+/* The state of node ND of a search in language LANG whose original is
+ * ORIG (a trajectory read back); ST borrows from ND and ORIG. */
+struct mc_search_node;
+void mc_value_state_of(const struct mc_search_node *nd, enum mc_lang lang,
+                       const struct mc_buf *orig, struct mc_gvf_state *st);
 
 /*
  * The served value model's prompts: the system prompt, and the user
