@@ -286,7 +286,7 @@ rollouts_export(int argc, char **argv)
     struct mc_cache c;
     struct walk w;
     const char *out = NULL;
-    int first, status;
+    int first = 0, status;
     enum mc_code rc;
 
     if ((status = parse_args(argc, argv, "rollouts export", &out, &x.split,
@@ -411,7 +411,7 @@ gvf_train(int argc, char **argv)
     struct mc_cache c;
     struct walk w;
     const char *out = NULL;
-    int first, status;
+    int first = 0, status;
     enum mc_code rc;
 
     if (!m)

@@ -75,8 +75,8 @@ add_counts(cJSON *m, const struct mc_llm_usage *c)
     for (i = 0; i < 4; i++) {
         cJSON *v = cJSON_GetObjectItemCaseSensitive(m, names[i]);
 
-        if (cJSON_IsNumber(v))
-            cJSON_SetNumberValue(v, v->valuedouble + add[i]);
+        if (v && cJSON_IsNumber(v))
+            cJSON_SetNumberHelper(v, v->valuedouble + add[i]);
     }
 }
 
