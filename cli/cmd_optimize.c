@@ -309,6 +309,29 @@ manifest_trajectory(cJSON *m, const struct mc_search *s)
     }
 }
 
+/* The manifest's speedup_interval (the confirmed speedup's round's 99%
+ * interval; null for the original) and search_seconds (null when no
+ * search ran). */
+static void
+manifest_interval(cJSON *m, const struct mc_search *s)
+{
+    cJSON *a = NULL;
+
+    if (s && s->final_speedup > 0) {
+        a = cJSON_AddArrayToObject(m, "speedup_interval");
+        if (a) {
+            cJSON_AddItemToArray(a, cJSON_CreateNumber(s->final_low));
+            cJSON_AddItemToArray(a, cJSON_CreateNumber(s->final_high));
+        }
+    } else {
+        cJSON_AddNullToObject(m, "speedup_interval");
+    }
+    if (s)
+        cJSON_AddNumberToObject(m, "search_seconds", s->seconds);
+    else
+        cJSON_AddNullToObject(m, "search_seconds");
+}
+
 /* The manifest (DESIGN 1.6) of an entry; the caller frees it with
  * cJSON_free(). The members' order is the one doc/internals/cache.md
  * lists. */
@@ -331,6 +354,7 @@ manifest(const struct mc_target *t, const char *key, const struct outcome *o,
     cJSON_AddStringToObject(m, "status", o->status);
     cJSON_AddStringToObject(m, "reason", o->reason);
     cJSON_AddNumberToObject(m, "speedup", o->speedup);
+    manifest_interval(m, o->search);
     if (o->baseline >= 0) {
         cJSON_AddNumberToObject(m, "baseline_seconds", o->baseline);
         cJSON_AddNumberToObject(m, "best_seconds",
@@ -927,6 +951,34 @@ run_search(struct run *r)
     mc_buf_release(&journal);
 }
 
+/*
+ * The target's last line: the variant kept, with its confirmed speedup
+ * and that round's interval, or the original and why; then, when a
+ * search ran, its time, candidates and what the models cost.
+ */
+static void
+say_outcome(const struct run *r)
+{
+    const struct mc_search *s = &r->search;
+    char cost[160] = "", took[32];
+
+    if (r->search_ok) {
+        struct mc_llm_usage u = mc_search_cost(s);
+
+        mc_search_duration(s->seconds, took, sizeof(took));
+        snprintf(cost, sizeof(cost), "; %s, %zu candidates, %llu model "
+                 "requests, %llu tokens, cost %.4f", took, s->n,
+                 u.requests, u.tokens_in + u.tokens_out, u.cost);
+    }
+    if (r->best)
+        mc_info("%s: optimized: kept %s, %.2fx confirmed (interval "
+                "%.2fx-%.2fx)%s", r->t->source, r->best->label,
+                r->oc.speedup, s->final_low, s->final_high, cost);
+    else
+        mc_info("%s: keeping the original (%s)%s", r->t->source, r->reason,
+                cost);
+}
+
 /* Search when the baseline allows, and say what was decided. */
 static int
 step_search(struct run *r)
@@ -937,11 +989,7 @@ step_search(struct run *r)
         r->d.n[MC_STAT_SEARCHES] = 1;
         r->d.n[r->best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
     }
-    if (r->best)
-        mc_info("%s: optimized: %.2fx confirmed (%s)", r->t->source,
-                r->oc.speedup, r->best->label);
-    else
-        mc_info("%s: keeping the original (%s)", r->t->source, r->reason);
+    say_outcome(r);
     return STEP_NEXT;
 }
 

@@ -6,6 +6,7 @@
 #include "log.h"
 #include "alloc.h"
 #include "buf.h"
+#include "file.h"
 
 #define MAX_SECRETS 8 /* registered secrets remembered */
 #define MIN_SECRET  4 /* shorter ones would mask ordinary words */
@@ -112,6 +113,23 @@ mc_log_mask_secrets(struct mc_buf *b)
         mc_log_mask(b, secrets[i]);
 }
 
+/*
+ * Write LINE and its newline to stderr in one write(2): under make -j
+ * several searches share make's stderr, and a line written in pieces
+ * could be cut by another's. A pipe keeps writes of up to PIPE_BUF
+ * whole; a terminal or a log file keeps a single write together in
+ * practice.
+ */
+static void
+write_line(struct mc_buf *line)
+{
+    mc_buf_addc(line, '\n');
+    fflush(stderr);
+    if (mc_buf_status(line) == MC_OK)
+        (void)mc_file_write_all(STDERR_FILENO, line->s, line->len,
+                                "stderr", NULL);
+}
+
 void
 mc_vlog(enum mc_log_msg kind, const char *fmt, va_list ap)
 {
@@ -127,7 +145,7 @@ mc_vlog(enum mc_log_msg kind, const char *fmt, va_list ap)
         if (current_sink)
             current_sink(kind, line.s, current_ctx);
         else
-            fprintf(stderr, "%s\n", line.s);
+            write_line(&line);
     }
     mc_buf_release(&line);
 }

@@ -231,10 +231,8 @@ count_candidate(struct mc_search *s)
     count(s, &d);
 }
 
-/* What the proposer and the value model have cost so far (zero when
- * they have no cost). */
-static struct mc_llm_usage
-cost_now(const struct mc_search *s)
+struct mc_llm_usage
+mc_search_cost(const struct mc_search *s)
 {
     struct mc_usage u = MC_USAGE_INIT, v = MC_USAGE_INIT;
 
@@ -253,7 +251,7 @@ cost_now(const struct mc_search *s)
 static void
 count_cost(struct mc_search *s, const struct mc_llm_usage *before)
 {
-    struct mc_llm_usage now = cost_now(s);
+    struct mc_llm_usage now = mc_search_cost(s);
     struct mc_stats d;
 
     if (now.requests == before->requests)
@@ -377,11 +375,44 @@ take(struct mc_search *s, struct mc_proposal *p, struct mc_err *err)
 static void
 critique(struct mc_search *s, size_t first, size_t n)
 {
-    struct mc_llm_usage before = cost_now(s);
+    struct mc_llm_usage before = mc_search_cost(s);
 
     s->prop->critique(s, first, n);
     mc_value_score(s, first, n);
     count_cost(s, &before);
+}
+
+void
+mc_search_duration(double seconds, char *out, size_t cap)
+{
+    long t = seconds > 0 ? (long)(seconds + 0.5) : 0;
+
+    if (t < 60)
+        snprintf(out, cap, "%lds", t);
+    else if (t < 3600)
+        snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(out, cap, "%ldh%02ldm", t / 3600, t % 3600 / 60);
+}
+
+/* The progress line's clock after node I: the time this run has spent
+ * and, while candidates remain, the time they should take at this run's
+ * pace so far ("[12s, ~30s left]"). */
+static void
+progress_clock(const struct mc_search *s, size_t i, char *out, size_t cap)
+{
+    double spent = mc_spawn_clock() - s->started;
+    size_t done = i + 1 > s->resumed ? i + 1 - s->resumed : 1;
+    char a[24], b[24];
+
+    mc_search_duration(spent, a, sizeof(a));
+    if (i + 1 >= s->budget) {
+        snprintf(out, cap, "[%s]", a);
+        return;
+    }
+    mc_search_duration(spent / (double)done * (double)(s->budget - i - 1),
+                       b, sizeof(b));
+    snprintf(out, cap, "[%s, ~%s left]", a, b);
 }
 
 /* Node I is complete: the best so far, the journal, the progress line. */
@@ -398,7 +429,7 @@ settle(struct mc_search *s, size_t i)
     int costs = s->prop->cost && s->prop->cost(s, &u);
     int vcosts = s->valuer && s->valuer->cost &&
                  s->valuer->cost(s, s->valuer_state, &v);
-    char bins[64], value[32] = "";
+    char bins[64], value[32] = "", clock[64];
 
     update_best(s, i);
     mc_journal_append(s->journal, nd, costs ? &u : NULL,
@@ -406,14 +437,17 @@ settle(struct mc_search *s, size_t i)
     if (nd->value >= 0)
         snprintf(value, sizeof(value), " value %.2f", nd->value);
     snprintf(bins, sizeof(bins), "f_r %d u_t %g%s", nd->fr, nd->ut, value);
+    progress_clock(s, i, clock, sizeof(clock));
     if (nd->correct)
-        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx; %s)%s%.*s",
+        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx; %s) %s%s%.*s",
                 s->t->source, i + 1, s->budget, nd->speedup,
-                mc_search_best_reward(s), bins, len ? ": " : "", len, note);
+                mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
+                note);
     else
-        mc_info("%s [%zu/%zu] %s (best %.2fx; %s)%s%.*s", s->t->source,
+        mc_info("%s [%zu/%zu] %s (best %.2fx; %s) %s%s%.*s", s->t->source,
                 i + 1, s->budget, mc_verdict_name(nd->verdict),
-                mc_search_best_reward(s), bins, len ? ": " : "", len, note);
+                mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
+                note);
 }
 
 /* ---- the loop ---- */
@@ -465,7 +499,7 @@ run_round(struct mc_search *s, double start, int *stop, struct mc_err *err)
     rc = plan_round(s, &plan, err);
     if (rc)
         goto out;
-    before = cost_now(s);
+    before = mc_search_cost(s);
     rc = p->propose(s, &plan, &props, err);
     count_cost(s, &before);
     if (rc)
@@ -528,9 +562,11 @@ confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
     if (rc)
         goto out;
     if (fb.correct && fb.timing.confirmed &&
-        fb.timing.confirmed_speedup >= min_speedup)
+        fb.timing.confirmed_speedup >= min_speedup) {
         s->final_speedup = fb.timing.confirmed_speedup;
-    else
+        s->final_low = fb.timing.ci_low;
+        s->final_high = fb.timing.ci_high;
+    } else
         mc_buf_addf(&s->reason, "the best variant (%s, %.2fx) did not "
                     "hold in the final confirmation (%s, %.2fx)", b->label,
                     b->speedup, mc_verdict_name(fb.verdict),
@@ -547,7 +583,12 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
     enum mc_code rc;
     int stop = 0;
 
+    s->started = start;
     rc = resume(s, err);
+    if (!rc && s->n < s->budget)
+        mc_info("%s: searching: budget %zu, strategy %s, proposer %s%s%s",
+                s->t->source, s->budget, s->strategy, s->prop->name,
+                s->ranking ? ", ranking " : "", s->ranking ? s->ranking : "");
     while (!rc && s->n < s->budget && !s->endpoint_failed && !stop) {
         if (out_of_time(s, start)) {
             mc_info("%s: MAXCODE_TIME_LIMIT (%.0f s) reached after %zu "
@@ -563,10 +604,11 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
     min_speedup = atof(mc_target_get(s->t, MC_OPT_MIN_SPEEDUP));
     if (s->best < 0) {
         no_winner(s, min_speedup);
-        return MC_OK;
+    } else {
+        rc = confirm(s, min_speedup, err);
+        if (!rc && s->final_speedup > 0 && s->prop->settled)
+            s->prop->settled(s);
     }
-    rc = confirm(s, min_speedup, err);
-    if (!rc && s->final_speedup > 0 && s->prop->settled)
-        s->prop->settled(s);
+    s->seconds = mc_spawn_clock() - start;
     return rc;
 }

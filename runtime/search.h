@@ -90,6 +90,9 @@ struct mc_search {
     size_t evaluated;         /* nodes evaluated by this run */
     int best;                 /* index of the best confirmed node, or -1 */
     double final_speedup;     /* after the last confirmation, or 0 */
+    double final_low, final_high; /* its round's 99% interval */
+    double started, seconds;  /* this run's start (mc_spawn_clock) and
+                               * time spent */
     struct mc_buf reason;     /* why the original is kept */
 };
 
@@ -126,6 +129,13 @@ int mc_search_best_correct(const struct mc_search *s);
 
 /* The reward of the best confirmed node, or 1 (the original's). */
 double mc_search_best_reward(const struct mc_search *s);
+
+/* SECONDS for people, in CAP bytes of OUT: "42s", "3m05s", "1h12m". */
+void mc_search_duration(double seconds, char *out, size_t cap);
+
+/* What the search's models have cost so far: the policy's requests,
+ * tokens and cost, and the value model's. */
+struct mc_llm_usage mc_search_cost(const struct mc_search *s);
 
 /* The plain view of S's nodes (S->n of them and one zeroed) that
  * strategies and proposers read; the caller frees it with mc_free().
