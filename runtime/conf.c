@@ -57,6 +57,8 @@ static const struct def defs[MC_SET__COUNT] = {
                           "value model for strategy=gvf (default: MODEL)"},
     [MC_SET_GVF_URL] = {"MAXCODE_GVF_URL", NULL, K_STRING, "", NULL, 0, 0,
                         "served value model for strategy=gvf (OpenAI API)"},
+    [MC_SET_GVF_API_KEY] = {"MAXCODE_GVF_API_KEY", NULL, K_SECRET, "", NULL,
+                            0, 0, "value endpoint's API key (default: none)"},
     [MC_SET_API_KEY] = {"MAXCODE_API_KEY", NULL, K_SECRET, "", NULL, 0, 0,
                         "model API key (else OPENAI_/ANTHROPIC_API_KEY)"},
     [MC_SET_LLM_TIMEOUT] = {"MAXCODE_LLM_TIMEOUT", NULL, K_FLOAT, "300", NULL,

@@ -10,9 +10,11 @@
 #include "lang.h"
 #include "log.h"
 #include "proposer.h"
+#include "rollout.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <math.h>
 
 void
 mc_journal_log_init(struct mc_journal_log *log)
@@ -143,6 +145,17 @@ jnum(const cJSON *o, const char *name)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* Member NAME of O when it is a number in [LO, HI], else DEF: a damaged
+ * or crafted line (a journal, an entry's TRAJ) must not reach a cast to
+ * an integer with 1e300 or inf. */
+static double
+jnum_in(const cJSON *o, const char *name, double lo, double hi, double def)
+{
+    double v = jnum(o, name);
+
+    return isfinite(v) && v >= lo && v <= hi ? v : def;
+}
+
 static int
 jbool(const cJSON *o, const char *name)
 {
@@ -175,19 +188,22 @@ mc_journal_node_parse(const cJSON *o, struct mc_search_node *nd)
 {
     const cJSON *value = cJSON_GetObjectItemCaseSensitive(o, "value");
 
-    nd->parent = (int)jnum(o, "parent");
-    nd->depth = (int)jnum(o, "depth");
-    nd->tag = (unsigned long)jnum(o, "tag");
+    nd->parent = (int)jnum_in(o, "parent", -1, INT_MAX, -1);
+    nd->depth = (int)jnum_in(o, "depth", 0, INT_MAX, 1);
+    nd->tag = (unsigned long)jnum_in(o, "tag", 0, 4294967295.0, 0);
     nd->verdict = verdict_of(jstr(o, "verdict"));
     nd->correct = jbool(o, "correct");
     nd->compile_error = jbool(o, "compile_error");
     nd->confirmed = jbool(o, "confirmed");
-    nd->speedup = jnum(o, "speedup");
-    nd->reward = jnum(o, "reward");
-    nd->u = jnum(o, "u");
-    nd->fr = (int)jnum(o, "fr");
-    nd->ut = jnum(o, "ut");
-    nd->value = cJSON_IsNumber(value) ? value->valuedouble : -1;
+    nd->speedup = jnum_in(o, "speedup", 0, 1e9, 0);
+    nd->reward = jnum_in(o, "reward", 0, 1e9, 0);
+    nd->u = jnum_in(o, "u", 0, 1e9, 0);
+    nd->fr = (int)jnum_in(o, "fr", 0, MC_ROLLOUT_BINS - 1, 0);
+    nd->ut = jnum_in(o, "ut", 0, MC_ROLLOUT_BINS - 1, 0);
+    nd->value = cJSON_IsNumber(value) && value->valuedouble >= 0 &&
+                        value->valuedouble <= MC_ROLLOUT_BINS - 1
+                    ? value->valuedouble
+                    : -1;
     nd->label = mc_strdup(jstr(o, "label"));
     nd->detail = mc_strdup(jstr(o, "detail"));
     nd->critique = mc_strdup(jstr(o, "critique"));
@@ -361,7 +377,7 @@ trajectory_head(const cJSON *o, struct mc_trajectory *t)
     t->proposer = mc_strdup(jstr(o, "proposer"));
     t->bins = mc_strdup(jstr(o, "bins"));
     t->ranking = mc_strdup(jstr(o, "ranking"));
-    t->budget = (size_t)jnum(o, "budget");
+    t->budget = (size_t)jnum_in(o, "budget", 0, 1e6, 0);
     t->gamma = jnum(o, "gamma");
     if (!(t->gamma > 0 && t->gamma <= 1))
         t->gamma = 1;
@@ -385,6 +401,9 @@ trajectory_node(const cJSON *o, struct mc_trajectory *t)
     if (nd->parent >= (int)t->n - 1 || nd->parent < -1)
         nd->parent = -1;
     nd->depth = nd->parent >= 0 ? t->nodes[nd->parent].depth + 1 : 1;
+    /* u_t is the path's: rebuilt from the parent's, never trusted. */
+    nd->ut = fmax(nd->parent >= 0 ? t->nodes[nd->parent].ut : 0,
+                  pow(t->gamma, nd->depth - 1) * nd->fr);
     return MC_OK;
 }
 

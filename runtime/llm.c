@@ -40,13 +40,14 @@ draw(void)
 }
 
 static enum mc_code init_at(struct mc_llm *l, const struct mc_conf *c,
-                            const char *url, enum mc_llm_api api,
-                            struct mc_err *err);
+                            const char *url, const char *key,
+                            enum mc_llm_api api, struct mc_err *err);
 
 enum mc_code
 mc_llm_init(struct mc_llm *l, const struct mc_conf *c, struct mc_err *err)
 {
     return init_at(l, c, mc_conf_get(c, MC_SET_LLM_URL),
+                   mc_conf_get(c, MC_SET_API_KEY),
                    strcmp(mc_conf_get(c, MC_SET_LLM_API), "anthropic")
                        ? MC_LLM_OPENAI
                        : MC_LLM_ANTHROPIC,
@@ -55,14 +56,14 @@ mc_llm_init(struct mc_llm *l, const struct mc_conf *c, struct mc_err *err)
 
 enum mc_code
 mc_llm_init_at(struct mc_llm *l, const struct mc_conf *c, const char *url,
-               struct mc_err *err)
+               const char *key, struct mc_err *err)
 {
-    return init_at(l, c, url, MC_LLM_OPENAI, err);
+    return init_at(l, c, url, key, MC_LLM_OPENAI, err);
 }
 
 static enum mc_code
 init_at(struct mc_llm *l, const struct mc_conf *c, const char *url,
-        enum mc_llm_api api, struct mc_err *err)
+        const char *key, enum mc_llm_api api, struct mc_err *err)
 {
     static int curl_ready;
     const char *rec = mc_conf_get(c, MC_SET_LLM_RECORD);
@@ -90,7 +91,7 @@ init_at(struct mc_llm *l, const struct mc_conf *c, const char *url,
         mc_buf_adds(&u, "/v1/messages");
     }
     l->url = mc_buf_detach(&u, NULL);
-    l->key = mc_strdup(mc_conf_get(c, MC_SET_API_KEY));
+    l->key = mc_strdup(key);
     l->connect_timeout_s = atof(mc_conf_get(c, MC_SET_LLM_CONNECT_TIMEOUT));
     l->timeout_s = atof(mc_conf_get(c, MC_SET_LLM_TIMEOUT));
     l->attempts = 1 + atoi(mc_conf_get(c, MC_SET_LLM_RETRIES));

@@ -120,9 +120,12 @@ enum mc_code mc_llm_init(struct mc_llm *l, const struct mc_conf *c,
 
 /* mc_llm_init() for the endpoint URL (the OpenAI API, whatever
  * MAXCODE_LLM_API says; /chat/completions added) instead of
- * MAXCODE_LLM_URL: a served value model's. */
+ * MAXCODE_LLM_URL, sending KEY ("": none) instead of MAXCODE_API_KEY:
+ * a served value model's, on a host of its own that must not see the
+ * policy's key. */
 enum mc_code mc_llm_init_at(struct mc_llm *l, const struct mc_conf *c,
-                            const char *url, struct mc_err *err);
+                            const char *url, const char *key,
+                            struct mc_err *err);
 void mc_llm_release(struct mc_llm *l);
 
 void mc_llm_resp_init(struct mc_llm_resp *r);

@@ -298,6 +298,9 @@ resume(struct mc_search *s, struct mc_err *err)
     s->cap = log.cap;
     for (i = 0; i < log.n; i++) {
         s->n = i + 1;
+        /* The rewards again from the verdicts: a journal of an older
+         * version has no f_r or u_t. */
+        set_reward(s, &s->nodes[i]);
         if (s->prop->replay)
             s->prop->replay(s, i);
         update_best(s, i);

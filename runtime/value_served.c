@@ -37,7 +37,8 @@ served_open(struct mc_search *s, void **state, struct mc_err *err)
     v = mc_calloc(1, sizeof(*v));
     if (!v)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    rc = mc_llm_init_at(&v->llm, c, url, err);
+    rc = mc_llm_init_at(&v->llm, c, url,
+                        mc_conf_get(c, MC_SET_GVF_API_KEY), err);
     if (rc) {
         mc_free(v);
         return rc;

@@ -117,7 +117,7 @@ served_script () {
 	EOP
 }
 
-test_expect_success 'served: the highest expected bin is expanded next' '
+test_expect_success 'served: the highest expected bin is expanded next, without the policy key' '
   gvf_project served "strategy=gvf, budget=9" && cd served &&
   llm_script s.json CRIT -- v/fast.c v/same.c v/wrong.c v/slow.c \
     v/same.c v/same.c v/same.c v/same.c v/fast.c &&
@@ -132,19 +132,23 @@ test_expect_success 'served: the highest expected bin is expanded next' '
     "abs(j[\"trajectory\"][0][\"value\"] - 0.909) < 0.01" \
     "j[\"trajectory\"][0][\"speedup\"] > j[\"trajectory\"][3][\"speedup\"]" \
     "j[\"trajectory\"][8][\"parent\"] == 3" &&
-  n=$(stub_requests) && v=0 && i=1 &&
+  n=$(stub_requests) && v=0 && k=0 && i=1 &&
   while [ $i -le $n ]; do
-    stub_field $i "\"value model of a search\" in r[\"prompt\"] and r[\"body\"][\"logprobs\"] == True" |
-      grep -q True && v=$((v + 1)); i=$((i + 1))
+    stub_field $i "\"value model of a search\" in r[\"prompt\"] and r[\"body\"][\"logprobs\"] == True and \"authorization\" not in r[\"headers\"]" |
+      grep -q True && v=$((v + 1))
+    stub_field $i "\"sk-test-SECRET-4242\" in r[\"headers\"].get(\"authorization\", \"\")" |
+      grep -q True && k=$((k + 1)); i=$((i + 1))
   done &&
-  test $v -eq 9 &&
+  test $v -eq 9 && test $k -eq $((n - 9)) &&
   json m "j[\"llm_requests\"] == $n" \
     "j[\"usage\"][\"stub-model\"][\"requests\"] == $n"
 '
 
 test_expect_success 'served: the value endpoint down, the search ranks by reward' '
-  gvf_project down "strategy=gvf, budget=2" && cd down &&
-  llm_script s.json CRIT -- v/fast.c v/same.c &&
+  export MAXCODE_CACHE_DIR="$TRASH/cache-down" &&
+  gvf_project down "strategy=gvf, budget=9" && cd down &&
+  llm_script s.json CRIT -- v/same.c v/same.c v/wrong.c v/fast.c \
+    v/same.c v/same.c v/same.c v/same.c v/fast.c &&
   stub_start s.json && llm_env &&
   MAXCODE_GVF_URL=http://127.0.0.1:9/v1 MAXCODE_LLM_RETRIES=0 \
     run_make >out 2>err &&
@@ -153,7 +157,10 @@ test_expect_success 'served: the value endpoint down, the search ranks by reward
   json m "j[\"ranking\"] == \"reward\"" \
     "\"served value model failed\" in j[\"ranking_note\"]" \
     "j[\"status\"] == \"optimized\"" \
-    "all(\"value\" not in t for t in j[\"trajectory\"])" &&
+    "all(\"value\" not in t for t in j[\"trajectory\"])" \
+    "len(j[\"trajectory\"]) == 9" \
+    "max(range(8), key=lambda i: j[\"trajectory\"][i][\"u\"]) == 3" \
+    "j[\"trajectory\"][8][\"parent\"] == 3" &&
   ./prog <t/a.in >got && cc -O2 -o orig hot.c && ./orig <t/a.in >want &&
   test_cmp want got
 '

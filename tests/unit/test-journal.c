@@ -4,7 +4,8 @@
  * written and read back identical; a torn last line (a search killed
  * mid-write) ignored; another search's journal, or none, not resumed;
  * no more node lines than asked for; parents that name no earlier node
- * dropped; and the usage object's JSON on its own.
+ * dropped; the usage object's JSON on its own; and a cache entry's
+ * trajectory read without trusting its numbers.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -290,6 +291,48 @@ test_journal__usage_json(void)
     mc_usage_release(&back);
 }
 
+/* A cache entry's TRAJ section: a damaged or crafted one reads with
+ * every number in range (no undefined cast), u_t rebuilt from the path,
+ * and one that is not JSON lines with a header is refused. */
+static void
+test_journal__trajectory_parse_distrusts_numbers(void)
+{
+    static const char good[] =
+        "{\"maxcode_trajectory\":1,\"key\":\"k\",\"lang\":\"c\","
+        "\"gamma\":1,\"budget\":1e300,\"original\":\"int x;\"}\n"
+        "{\"parent\":-1,\"fr\":3,\"ut\":0,\"speedup\":2.9,\"code\":\"a\"}\n"
+        "{\"parent\":1e300,\"depth\":-5,\"tag\":1e400,\"fr\":99,"
+        "\"ut\":1e400,\"value\":7,\"speedup\":-1e400,\"code\":\"b\"}\n"
+        "{\"parent\":0,\"fr\":1,\"ut\":4,\"value\":2.5,\"code\":\"c\"}\n";
+    struct mc_trajectory t;
+    struct mc_err err = MC_ERR_INIT;
+
+    mc_trajectory_init(&t);
+    is_long(mc_trajectory_parse(good, strlen(good), &t, &err), MC_OK,
+            "a trajectory with absurd numbers still reads");
+    ok(t.n == 3 && t.budget == 0, "three nodes; an absurd budget is 0");
+    ok(t.n == 3 && t.nodes[1].parent == -1 && t.nodes[1].depth == 1 &&
+           t.nodes[1].tag == 0,
+       "an out-of-range parent, depth and tag are dropped");
+    ok(t.n == 3 && t.nodes[1].fr == 0 && t.nodes[1].ut == 0 &&
+           t.nodes[1].value < 0 && t.nodes[1].speedup == 0,
+       "f_r, u_t, value and speedup out of range read as none");
+    ok(t.n == 3 && t.nodes[2].ut == 3 && t.nodes[2].value == 2.5,
+       "u_t is the path's (3 from the parent), not the line's 4");
+    mc_trajectory_release(&t);
+
+    mc_trajectory_init(&t);
+    is_long(mc_trajectory_parse("{\"parent\":0}\n", 13, &t, &err),
+            MC_ESYNTAX, "no header: refused");
+    mc_trajectory_release(&t);
+    mc_trajectory_init(&t);
+    mc_err_clear(&err);
+    is_long(mc_trajectory_parse("{\"maxcode_trajectory\":1}\n{\"par", 30,
+                                &t, &err),
+            MC_ESYNTAX, "a torn line: refused");
+    mc_trajectory_release(&t);
+}
+
 int
 main(void)
 {
@@ -306,6 +349,7 @@ main(void)
     TAP_RUN(test_journal__start_replaces_and_max_cuts);
     TAP_RUN(test_journal__parent_names_an_earlier_node);
     TAP_RUN(test_journal__usage_json);
+    TAP_RUN(test_journal__trajectory_parse_distrusts_numbers);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
