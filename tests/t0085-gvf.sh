@@ -101,7 +101,9 @@ test_expect_success 'gvf train fits the built-in model on the cache' '
 
 # A served value model: the value request of llm#4 (slow.c, the slowest
 # correct candidate) gets logprobs that put it in bin 4, every other one
-# bin 1. The policy's K is 8: round 1 proposes 8, round 2 expands one.
+# bin 1. The policy's K is 8: round 1 proposes 8, round 2 expands one;
+# MAXCODE_LLM_N=1 asks for round 1 in one request with n=8, so that the
+# scripted answers keep their order however the machine schedules.
 served_script () {
   python3 - "$1" <<-\EOP
 	import json, sys
@@ -123,7 +125,7 @@ test_expect_success 'served: the highest expected bin is expanded next, without 
     v/same.c v/same.c v/same.c v/same.c v/fast.c &&
   served_script s.json &&
   stub_start s.json && llm_env &&
-  MAXCODE_GVF_URL=$STUB_URL/v1 run_make >out 2>err &&
+  MAXCODE_GVF_URL=$STUB_URL/v1 MAXCODE_LLM_N=1 run_make >out 2>err &&
   "$MAXCODE_BIN" show hot.c --json >m &&
   json m "j[\"ranking\"] == \"served\"" \
     "len(j[\"trajectory\"]) == 9" \
@@ -151,7 +153,7 @@ test_expect_success 'served: the value endpoint down, the search ranks by reward
     v/same.c v/same.c v/same.c v/same.c v/fast.c &&
   stub_start s.json && llm_env &&
   MAXCODE_GVF_URL=http://127.0.0.1:9/v1 MAXCODE_LLM_RETRIES=0 \
-    run_make >out 2>err &&
+    MAXCODE_LLM_N=1 run_make >out 2>err &&
   contains err "value model failed" &&
   "$MAXCODE_BIN" show hot.c --json >m &&
   json m "j[\"ranking\"] == \"reward\"" \
