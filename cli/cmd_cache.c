@@ -3,6 +3,8 @@
  * cmd_cache.c: `maxcode show`, `maxcode stats` and `maxcode cache
  * list|clean|trim|verify|export|import`: looking into and looking after
  * the local cache, and moving it between machines as one archive.
+ * Finding the entry of a SOURCE or KEY (mc_show_lookup) is here too;
+ * cmd_show.c prints it for people and `maxcode diff` uses it.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -181,13 +183,48 @@ find_kept_for(const char *source)
 }
 
 int
-mc_cmd_show(int argc, char **argv)
+mc_show_lookup(const char *what, struct mc_entry *e, cJSON **m)
 {
     struct mc_cache c = {NULL};
     struct mc_err err = MC_ERR_INIT;
+    char key[MC_KEY_HEX + 1];
+    int found = -1;
+
+    *m = NULL;
+    if (open_cache(&c))
+        goto out;
+    if (mc_is_key(what)) {
+        memcpy(key, what, sizeof(key));
+    } else if (find_newest_for(&c, what, key)) {
+        /* Not cached: the outcome this directory's last build kept. */
+        *m = find_kept_for(what);
+        if (*m)
+            found = 1;
+        else
+            mc_error("no cache entry for '%s'", what);
+        goto out;
+    }
+    if (mc_cache_get(&c, key, e, &err)) {
+        mc_error("no cache entry %s%s%s", key, err.msg[0] ? ": " : "",
+                 err.msg);
+        goto out;
+    }
+    *m = parse_manifest(e);
+    if (!*m) {
+        mc_error("entry %s has no readable manifest", key);
+        goto out;
+    }
+    found = 0;
+out:
+    mc_cache_release(&c);
+    return found;
+}
+
+int
+mc_cmd_show(int argc, char **argv)
+{
     struct mc_entry e;
     const char *what = NULL;
-    char key[MC_KEY_HEX + 1];
     int json = 0, i, status = 1;
     cJSON *m = NULL;
 
@@ -205,54 +242,20 @@ mc_cmd_show(int argc, char **argv)
     if (!what)
         return mc_usage_error("show: missing SOURCE or KEY");
     mc_entry_init(&e);
-    if (open_cache(&c))
+    if (mc_show_lookup(what, &e, &m) < 0)
         goto out;
-    if (mc_is_key(what)) {
-        memcpy(key, what, sizeof(key));
-    } else if (find_newest_for(&c, what, key)) {
-        /* Not cached: the outcome this directory's last build kept. */
-        m = find_kept_for(what);
-        if (m)
-            goto print;
-        mc_error("no cache entry for '%s'", what);
-        goto out;
-    }
-    if (mc_cache_get(&c, key, &e, &err)) {
-        mc_error("no cache entry %s%s%s", key, err.msg[0] ? ": " : "",
-                 err.msg);
-        goto out;
-    }
-    m = parse_manifest(&e);
-    if (!m) {
-        mc_error("entry %s has no readable manifest", key);
-        goto out;
-    }
-print:
     if (json) {
         char *text = cJSON_Print(m);
         if (text)
             printf("%s\n", text);
         cJSON_free(text);
     } else {
-        const cJSON *it;
-        cJSON_ArrayForEach(it, m)
-        {
-            char *v;
-            if (cJSON_IsString(it)) {
-                printf("%-20s %s\n", it->string, it->valuestring);
-                continue;
-            }
-            v = cJSON_PrintUnformatted(it);
-            if (v)
-                printf("%-20s %s\n", it->string, v);
-            cJSON_free(v);
-        }
+        mc_show_print(m);
     }
     status = 0;
 out:
     cJSON_Delete(m);
     mc_entry_release(&e);
-    mc_cache_release(&c);
     return status;
 }
 

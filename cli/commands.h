@@ -22,8 +22,31 @@ int mc_cmd_optimize(int argc, char **argv);
  * feedback record; 3 when the candidate is not correct. */
 int mc_cmd_eval(int argc, char **argv);
 
-/* `maxcode show SOURCE-or-KEY [--json]`: an entry's manifest. */
+/* `maxcode show SOURCE-or-KEY [--json]`: an entry's manifest, as it
+ * is (--json) or for people (mc_show_print). */
 int mc_cmd_show(int argc, char **argv);
+
+/* `maxcode diff [--color|--no-color] SOURCE-or-KEY`: the kept variant
+ * against the original (cmd_show.c). */
+int mc_cmd_diff(int argc, char **argv);
+
+struct cJSON;
+struct mc_entry;
+
+/*
+ * Find the entry of WHAT (a SOURCE or a KEY) as `maxcode show` does:
+ * for a KEY its entry; for a SOURCE the newest entry whose manifest
+ * names it, else the manifest this directory's last build kept for it
+ * (.maxcode/KEY/manifest.json). *M gets the manifest (the caller frees
+ * it with cJSON_Delete()) and E (initialised by the caller) the entry.
+ * Returns 0 with an entry, 1 with a kept manifest only, -1 (having said
+ * why on stderr) with neither.
+ */
+int mc_show_lookup(const char *what, struct mc_entry *e, struct cJSON **m);
+
+/* Print manifest M for people: a summary and the trajectory's table,
+ * every line cut to the terminal's width (cmd_show.c). */
+void mc_show_print(const struct cJSON *m);
 
 /* `maxcode stats [--json] [--zero]`: the cache counters. */
 int mc_cmd_stats(int argc, char **argv);

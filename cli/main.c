@@ -25,6 +25,7 @@ static const char usage_text[] =
     "       maxcode optimize SOURCE [KEY=VALUE...]\n"
     "       maxcode eval SOURCE CANDIDATE [KEY=VALUE...] [--json]\n"
     "       maxcode show SOURCE-or-KEY [--json]\n"
+    "       maxcode diff [--color | --no-color] SOURCE-or-KEY\n"
     "       maxcode stats [--json] [--zero]\n"
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
     "       maxcode cache export FILE | import FILE\n"
@@ -55,8 +56,13 @@ static const char help_text[] =
     "check,\n"
     "                   time; print its feedback record\n"
     "  show SOURCE-or-KEY [--json]\n"
-    "                   the manifest of a cache entry (for SOURCE: its "
-    "newest)\n"
+    "                   what maxcode did to a target: status, speedup, "
+    "options\n"
+    "                   and the trajectory (for SOURCE: its newest entry);\n"
+    "                   --json: the manifest itself\n"
+    "  diff [--color | --no-color] SOURCE-or-KEY\n"
+    "                   the kept variant against the original, as a "
+    "unified diff\n"
     "  stats [--json] [--zero]\n"
     "                   the cache counters; --zero resets them\n"
     "  cache list       the cache entries, most recently used first\n"
@@ -137,6 +143,7 @@ static const struct command commands[] = {
     {"optimize", mc_cmd_optimize},
     {"eval", mc_cmd_eval},
     {"show", mc_cmd_show},
+    {"diff", mc_cmd_diff},
     {"stats", mc_cmd_stats},
     {"cache", mc_cmd_cache},
     {"rollouts", mc_cmd_rollouts},

@@ -793,20 +793,28 @@ mc_target_release(struct mc_target *t)
 }
 
 const char *
-mc_target_get(const struct mc_target *t, enum mc_opt opt)
+mc_target_opt_default(enum mc_opt opt, const struct mc_conf *conf,
+                      enum mc_lang lang)
 {
     if (opts[opt].check == C_SETTING)
-        return mc_conf_get(&t->conf, (enum mc_setting_id)opts[opt].setting);
-    if (t->opt[opt])
-        return t->opt[opt];
+        return mc_conf_get(conf, (enum mc_setting_id)opts[opt].setting);
     switch (opt) {
     case MC_OPT_COMPARE:
         return "both";
     case MC_OPT_BINS:
-        return mc_lang_get(t->lang)->bins;
+        return mc_lang_get(lang)->bins;
     default:
         return "";
     }
+}
+
+const char *
+mc_target_get(const struct mc_target *t, enum mc_opt opt)
+{
+    /* A given setting option lives in T's conf (the argument layer). */
+    if (opts[opt].check != C_SETTING && t->opt[opt])
+        return t->opt[opt];
+    return mc_target_opt_default(opt, &t->conf, t->lang);
 }
 
 const char *

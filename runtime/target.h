@@ -132,6 +132,13 @@ void mc_target_release(struct mc_target *t);
  * its default ("" when it has none). Owned by T. */
 const char *mc_target_get(const struct mc_target *t, enum mc_opt opt);
 
+/* The value OPT has in a call that does not give it: the setting's value
+ * in CONF for an option that is a setting (with a CONF from
+ * mc_conf_init(), the built-in default), the language LANG's bins for
+ * bins=, "both" for compare=, else "". Owned by CONF or static. */
+const char *mc_target_opt_default(enum mc_opt opt, const struct mc_conf *conf,
+                                  enum mc_lang lang);
+
 /*
  * The versions a content key hashes besides the unit itself: of what
  * reads the cache entry, and of what writes the model's prompts. The

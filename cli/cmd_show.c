@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cmd_show.c: what maxcode did to one target, for people to read.
+ *
+ *   maxcode show SOURCE-or-KEY     the manifest as a summary (status and
+ *                                  reason, speedup, options that differ
+ *                                  from their defaults) and a table of
+ *                                  the trajectory; --json (cmd_cache.c)
+ *                                  prints the manifest itself
+ *   maxcode diff SOURCE-or-KEY     the kept variant against the original
+ *                                  as a unified diff, coloured as git
+ *                                  diff colours on a terminal
+ *
+ * Both find the entry as `maxcode show --json` does (mc_show_lookup).
+ * Every line of show is cut to the terminal's width, never wrapped, and
+ * the text in it that came from code or a model has its control
+ * characters replaced, so that a critique cannot move the cursor or
+ * break the table. The diff's original is the one the entry's
+ * trajectory recorded (TRAJ): the file on disk may have changed since,
+ * and a diff against the wrong text would mislead, so without a
+ * trajectory diff says it cannot and fails.
+ */
+#include "mc_setup.h"
+#include "alloc.h"
+#include "buf.h"
+#include "cache.h"
+#include "commands.h"
+#include "conf.h"
+#include "journal.h"
+#include "lang.h"
+#include "log.h"
+#include "target.h"
+#include "udiff.h"
+
+#include <cjson/cJSON.h>
+#include <sys/ioctl.h>
+
+#define DEFAULT_WIDTH 100
+#define LABEL_MIN     12  /* the variant column: at least, */
+#define LABEL_MAX     40  /* at most, and a third of the width between */
+#define TAG_WIDTH     9   /* "speedup  " before a summary line's value */
+
+/* git diff's colours (color.diff defaults). */
+#define COLOR_META  "\033[1m"
+#define COLOR_FRAG  "\033[36m"
+#define COLOR_OLD   "\033[31m"
+#define COLOR_NEW   "\033[32m"
+#define COLOR_RESET "\033[m"
+
+/* The columns to cut show's lines to: the terminal's on one, else
+ * $COLUMNS, else DEFAULT_WIDTH. */
+static size_t
+output_width(void)
+{
+    struct winsize ws;
+    const char *env = getenv("COLUMNS");
+    char *end;
+    long n;
+
+    if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
+        ws.ws_col > 0)
+        return ws.ws_col;
+    if (env && *env) {
+        n = strtol(env, &end, 10);
+        if (!*end && n > 0)
+            return (size_t)n;
+    }
+    return DEFAULT_WIDTH;
+}
+
+/* Whether byte C starts a character (is not a UTF-8 continuation). */
+static int
+starts_char(char c)
+{
+    return ((unsigned char)c & 0xc0) != 0x80;
+}
+
+/*
+ * Append S to B, at most MAX columns of it (SIZE_MAX: all), a character
+ * a column, with each control character made a space (tabs and
+ * newlines) or '?', and pad it with spaces to MIN columns. A cut string
+ * ends in '~' to show that it was cut.
+ */
+static void
+add_cell(struct mc_buf *b, const char *s, size_t min, size_t max)
+{
+    size_t cols = 0, i;
+
+    for (i = 0; s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (starts_char(s[i])) {
+            if (cols == max)
+                break;
+            cols++;
+        }
+        if (c == '\t' || c == '\n' || c == '\r')
+            mc_buf_addc(b, ' ');
+        else if (c < 0x20 || c == 0x7f)
+            mc_buf_addc(b, '?');
+        else
+            mc_buf_addc(b, (char)c);
+    }
+    if (s[i] && max > 0) {
+        /* Drop the last character whole for the mark. */
+        while (b->len && !starts_char(b->s[b->len - 1]))
+            b->len--;
+        if (b->len)
+            b->len--;
+        mc_buf_addc(b, '~');
+    }
+    for (; cols < min; cols++)
+        mc_buf_addc(b, ' ');
+}
+
+/* Print LINE cut to WIDTH columns, and empty it. */
+static void
+put_line(struct mc_buf *line, size_t width)
+{
+    size_t cols = 0, i;
+
+    mc_buf_rtrim(line);
+    for (i = 0; i < line->len; i++)
+        if (starts_char(line->s[i]) && ++cols > width)
+            break;
+    fwrite(line->s, 1, i, stdout);
+    putchar('\n');
+    mc_buf_reset(line);
+}
+
+static const char *
+get_str(const cJSON *m, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* Member NAME of M as a number, or DFLT when it is not one. */
+static double
+get_num(const cJSON *m, const char *name, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* One summary line: TAG, then VALUE, both cleaned; cut to WIDTH. */
+static void
+put_field(struct mc_buf *line, const char *tag, const char *value,
+          size_t width)
+{
+    add_cell(line, tag, TAG_WIDTH + 1, TAG_WIDTH);
+    add_cell(line, value, 0, SIZE_MAX);
+    put_line(line, width);
+}
+
+/* The speedup line: the confirmed speedup, its 99% interval when the
+ * manifest has one (ci99_low, ci99_high), and the times it compares. */
+static void
+put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
+{
+    struct mc_buf v = MC_BUF_INIT;
+    double lo = get_num(m, "ci99_low", -1), hi = get_num(m, "ci99_high", -1);
+    double base = get_num(m, "baseline_seconds", -1);
+    double best = get_num(m, "best_seconds", -1);
+    int time = !strcmp(get_str(m, "metric"), "time");
+
+    if (strcmp(get_str(m, "status"), "optimized"))
+        mc_buf_adds(&v, "none: the original is kept");
+    else
+        mc_buf_addf(&v, "%.2fx confirmed", get_num(m, "speedup", 0));
+    if (lo > 0 && hi > 0)
+        mc_buf_addf(&v, ", 99%% interval [%.2fx, %.2fx]", lo, hi);
+    else if (!strcmp(get_str(m, "status"), "optimized"))
+        mc_buf_adds(&v, " (its interval is not recorded)");
+    if (base >= 0 && best >= 0 && time)
+        mc_buf_addf(&v, "; %.4g s -> %.4g s", base, best);
+    else if (base >= 0 && best >= 0)
+        mc_buf_addf(&v, "; %.0f -> %.0f %s", base, best,
+                    get_str(m, "metric"));
+    put_field(line, "speedup", v.s, width);
+    mc_buf_release(&v);
+}
+
+/* The options of manifest M that differ from their built-in defaults,
+ * one line each; unknown ones when they are set. */
+static void
+put_options(const cJSON *m, struct mc_buf *line, size_t width)
+{
+    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(m, "options"), *o;
+    const struct mc_lang_info *li = mc_lang_of_path(get_str(m, "source"));
+    struct mc_buf v = MC_BUF_INIT;
+    struct mc_conf defaults;
+    const char *tag = "options";
+    size_t i;
+
+    if (mc_conf_init(&defaults, NULL))
+        return;
+    cJSON_ArrayForEach(o, opts)
+    {
+        const char *dflt = "";
+
+        if (!cJSON_IsString(o))
+            continue;
+        for (i = 0; i < MC_OPT__COUNT; i++)
+            if (!strcmp(o->string, mc_target_opt_name((enum mc_opt)i)))
+                dflt = mc_target_opt_default((enum mc_opt)i, &defaults,
+                                             li ? li->lang : MC_LANG_C);
+        if (!strcmp(o->valuestring, dflt))
+            continue;
+        mc_buf_reset(&v);
+        mc_buf_addf(&v, "%s=%s", o->string, o->valuestring);
+        put_field(line, tag, v.s, width);
+        tag = "";
+    }
+    if (*tag)
+        put_field(line, tag, "all default", width);
+    mc_conf_release(&defaults);
+    mc_buf_release(&v);
+}
+
+/* The compiler and flags, and what the search spent on a model. */
+static void
+put_build(const cJSON *m, struct mc_buf *line, size_t width)
+{
+    const cJSON *flags = cJSON_GetObjectItemCaseSensitive(m, "flags"), *f;
+    struct mc_buf v = MC_BUF_INIT;
+
+    mc_buf_adds(&v, get_str(m, "compiler"));
+    cJSON_ArrayForEach(f, flags)
+    {
+        if (cJSON_IsString(f))
+            mc_buf_addf(&v, " %s", f->valuestring);
+    }
+    put_field(line, "build", v.s, width);
+    mc_buf_reset(&v);
+    mc_buf_addf(&v, "%.0f candidates, %.0f correct; strategy %s, "
+                "proposer %s",
+                get_num(m, "candidates", 0),
+                get_num(m, "correct_candidates", 0), get_str(m, "strategy"),
+                get_str(m, "proposer"));
+    put_field(line, "search", v.s, width);
+    if (*get_str(m, "model") || get_num(m, "llm_requests", 0) > 0) {
+        mc_buf_reset(&v);
+        mc_buf_addf(&v, "%s: %.0f requests, %.0f tokens in, %.0f out, "
+                    "cost %.4f",
+                    *get_str(m, "model") ? get_str(m, "model") : "(none)",
+                    get_num(m, "llm_requests", 0), get_num(m, "tokens_in", 0),
+                    get_num(m, "tokens_out", 0), get_num(m, "cost", 0));
+        put_field(line, "model", v.s, width);
+    }
+    mc_buf_release(&v);
+}
+
+/* The variant column's width: the widest label of the trajectory T,
+ * within a third of WIDTH bounded by LABEL_MIN and LABEL_MAX. */
+static size_t
+label_width(const cJSON *t, size_t width)
+{
+    size_t cap = width / 3;
+    const cJSON *n;
+    size_t w = strlen("variant");
+
+    cJSON_ArrayForEach(n, t)
+    {
+        const char *s = get_str(n, "variant");
+        size_t cols = 0;
+
+        for (; *s; s++)
+            cols += (size_t)starts_char(*s);
+        if (cols > w)
+            w = cols;
+    }
+    cap = cap < LABEL_MIN ? LABEL_MIN : cap > LABEL_MAX ? LABEL_MAX : cap;
+    return w < cap ? w : cap;
+}
+
+/* X as a 7-column speedup and a space: "  2.94x", or "      -" for
+ * none (an incorrect candidate's 0). */
+static void
+add_times(struct mc_buf *b, double x)
+{
+    if (x > 0)
+        mc_buf_addf(b, "%6.2fx ", x);
+    else
+        mc_buf_addf(b, "%7s ", "-");
+}
+
+/* The trajectory as a table: step (from 1), parent (its step, "-" for
+ * the original), variant, verdict, speedup, u and critique. */
+static void
+put_trajectory(const cJSON *m, struct mc_buf *line, size_t width)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "trajectory"), *n;
+    size_t lw = label_width(t, width);
+    char num[32];
+    int step = 0;
+
+    if (!cJSON_GetArraySize(t)) {
+        put_field(line, "steps", "none: no search ran", width);
+        return;
+    }
+    putchar('\n');
+    mc_buf_addf(line, "%4s %6s ", "step", "parent");
+    add_cell(line, "variant", lw + 1, lw);
+    mc_buf_addf(line, "%-13s %7s %7s critique", "verdict", "speedup", "u");
+    put_line(line, width);
+    cJSON_ArrayForEach(n, t)
+    {
+        double parent = get_num(n, "parent", -1);
+
+        if (parent < 0)
+            snprintf(num, sizeof(num), "-");
+        else
+            snprintf(num, sizeof(num), "%.0f", parent + 1);
+        mc_buf_addf(line, "%4d %6s ", ++step, num);
+        add_cell(line, get_str(n, "variant"), lw + 1, lw);
+        add_cell(line, get_str(n, "verdict"), 14, 13);
+        add_times(line, get_num(n, "speedup", 0));
+        add_times(line, get_num(n, "u", 0));
+        add_cell(line, get_str(n, "critique"), 0, SIZE_MAX);
+        put_line(line, width);
+    }
+}
+
+void
+mc_show_print(const cJSON *m)
+{
+    struct mc_buf line = MC_BUF_INIT, v = MC_BUF_INIT;
+    size_t width = output_width();
+    const char *reason = get_str(m, "reason");
+
+    mc_buf_addf(&v, "%s (%s)", get_str(m, "source"),
+                get_str(m, "source_path"));
+    put_field(&line, "source", v.s, width);
+    put_field(&line, "key", get_str(m, "key"), width);
+    put_field(&line, "status", get_str(m, "status"), width);
+    if (*reason)
+        put_field(&line, "reason", reason, width);
+    put_speedup(m, &line, width);
+    if (*get_str(m, "best"))
+        put_field(&line, "best", get_str(m, "best"), width);
+    put_build(m, &line, width);
+    put_options(m, &line, width);
+    mc_buf_reset(&v);
+    mc_buf_addf(&v, "%s by maxcode %s", get_str(m, "created"),
+                get_str(m, "maxcode_version"));
+    put_field(&line, "created", v.s, width);
+    put_trajectory(m, &line, width);
+    mc_buf_release(&line);
+    mc_buf_release(&v);
+}
+
+/* ---------------------------------------------------------------- diff */
+
+/* Write the unified diff D, coloured as git diff colours it when COLOR:
+ * the two file lines bold, the @@ range cyan, removed lines red, added
+ * ones green. */
+static void
+put_diff(const struct mc_buf *d, int color)
+{
+    const char *p = d->s, *end = d->s + d->len;
+    int header = 2;
+
+    if (!color) {
+        fwrite(d->s, 1, d->len, stdout);
+        return;
+    }
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        const char *on = NULL;
+
+        if (header > 0) {
+            on = COLOR_META;
+            header--;
+        } else if (*p == '@') {
+            /* Only "@@ ... @@" is coloured, as git does. */
+            const char *close = n > 2 ? strstr(p + 2, "@@") : NULL;
+            size_t k = close && close < p + n ? (size_t)(close + 2 - p) : n;
+
+            printf(COLOR_FRAG "%.*s" COLOR_RESET "%.*s\n", (int)k, p,
+                   (int)(n - k), p + k);
+            p += n + 1;
+            continue;
+        } else if (*p == '-') {
+            on = COLOR_OLD;
+        } else if (*p == '+') {
+            on = COLOR_NEW;
+        }
+        if (on)
+            printf("%s%.*s" COLOR_RESET "\n", on, (int)n, p);
+        else
+            printf("%.*s\n", (int)n, p);
+        p += n + 1;
+    }
+}
+
+/* "a/" or "b/" (SIDE) and SOURCE as the call wrote it, without a
+ * leading "./" or "/", into B. */
+static void
+diff_name(struct mc_buf *b, const char *side, const char *source)
+{
+    while (!strncmp(source, "./", 2))
+        source += 2;
+    while (*source == '/')
+        source++;
+    mc_buf_addf(b, "%s/%s", side, source);
+}
+
+/*
+ * The text the entry E was searched from, into ORIGINAL: its
+ * trajectory's. -1 (having said why) when E has none, or one that does
+ * not parse or names another key.
+ */
+static int
+entry_original(const struct mc_entry *e, const char *source,
+               struct mc_buf *original)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_trajectory t;
+    int rc = -1;
+
+    mc_trajectory_init(&t);
+    if (!e->trajectory.len)
+        mc_error("%s: entry %s keeps no trajectory, so its original "
+                 "cannot be recovered exactly; not diffing against "
+                 "another text", source, e->key);
+    else if (mc_trajectory_parse(e->trajectory.s, e->trajectory.len, &t,
+                                 &err))
+        mc_error("%s: entry %s: its trajectory does not parse (%s), so "
+                 "its original cannot be recovered", source, e->key,
+                 err.msg);
+    else if (!t.key || strcmp(t.key, e->key))
+        mc_error("%s: entry %s holds the trajectory of another key (%s); "
+                 "its original cannot be recovered", source, e->key,
+                 t.key ? t.key : "none");
+    else if (mc_buf_add(original, t.original.s, t.original.len))
+        mc_error("out of memory");
+    else
+        rc = 0;
+    mc_trajectory_release(&t);
+    return rc;
+}
+
+/* Whether diff's output is coloured: FORCE when --color (1) or
+ * --no-color (0) said, else on a terminal unless NO_COLOR is set. */
+static int
+use_color(int force)
+{
+    const char *no = getenv("NO_COLOR");
+
+    if (force >= 0)
+        return force;
+    return isatty(STDOUT_FILENO) && !(no && *no);
+}
+
+/* Diff the entry E (manifest M) found for WHAT: the exit status. */
+static int
+diff_entry(const char *what, const struct mc_entry *e, const cJSON *m,
+           int have_entry, int color)
+{
+    struct mc_buf original = MC_BUF_INIT, out = MC_BUF_INIT;
+    struct mc_buf a = MC_BUF_INIT, b = MC_BUF_INIT;
+    const char *source = *get_str(m, "source") ? get_str(m, "source") : what;
+    int status = 1;
+
+    if (strcmp(get_str(m, "status"), "optimized")) {
+        mc_info("%s: the original was kept (%s); no diff", source,
+                *get_str(m, "reason") ? get_str(m, "reason") : "no reason");
+        status = 0;
+        goto out;
+    }
+    if (!have_entry) {
+        mc_error("%s: no cache entry holds this variant (only its "
+                 "manifest in .maxcode/), so its original cannot be "
+                 "recovered exactly", source);
+        goto out;
+    }
+    if (entry_original(e, source, &original))
+        goto out;
+    diff_name(&a, "a", source);
+    diff_name(&b, "b", source);
+    if (mc_buf_status(&a) || mc_buf_status(&b) ||
+        mc_udiff(a.s, original.s, original.len, b.s, e->variant.s,
+                 e->variant.len, 3, &out)) {
+        mc_error("out of memory");
+        goto out;
+    }
+    if (!out.len)
+        mc_info("%s: the kept variant's text is the original's", source);
+    put_diff(&out, color);
+    status = fflush(stdout) ? 1 : 0;
+out:
+    mc_buf_release(&original);
+    mc_buf_release(&out);
+    mc_buf_release(&a);
+    mc_buf_release(&b);
+    return status;
+}
+
+int
+mc_cmd_diff(int argc, char **argv)
+{
+    struct mc_entry e;
+    const char *what = NULL;
+    int i, force = -1, found, status = 1;
+    cJSON *m = NULL;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--color"))
+            force = 1;
+        else if (!strcmp(argv[i], "--no-color"))
+            force = 0;
+        else if (argv[i][0] == '-')
+            return mc_usage_error("diff: unknown option '%s'", argv[i]);
+        else if (what)
+            return mc_usage_error("diff: one SOURCE or KEY, not '%s' too",
+                                  argv[i]);
+        else
+            what = argv[i];
+    }
+    if (!what)
+        return mc_usage_error("diff: missing SOURCE or KEY");
+    mc_entry_init(&e);
+    found = mc_show_lookup(what, &e, &m);
+    if (found >= 0)
+        status = diff_entry(what, &e, m, found == 0, use_color(force));
+    cJSON_Delete(m);
+    mc_entry_release(&e);
+    return status;
+}
