@@ -47,14 +47,6 @@ parse_manifest(const struct mc_entry *e)
     return cJSON_ParseWithLength(e->manifest.s, e->manifest.len);
 }
 
-static const char *
-json_str(const cJSON *m, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
-
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 /*
  * The key of the newest variant directory .maxcode/KEY here whose
  * .source names SOURCE's real path REAL and whose entry C has: for an
@@ -119,10 +111,10 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
         mc_entry_init(&e);
         if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK &&
             (m = parse_manifest(&e)) != NULL) {
-            const char *sp = json_str(m, "source_path");
+            const char *sp = mc_json_str(m, "source_path");
             /* By name only when SOURCE is not there to resolve. */
             if ((real ? !strcmp(sp, real)
-                      : !strcmp(json_str(m, "source"), source)) &&
+                      : !strcmp(mc_json_str(m, "source"), source)) &&
                 e.created >= best) {
                 best = e.created;
                 memcpy(key_out, e.key, MC_KEY_HEX + 1);
@@ -164,8 +156,8 @@ find_kept_for(const char *source)
             mc_file_read(path.s, &text, NULL))
             continue;
         m = cJSON_ParseWithLength(text.s, text.len);
-        if (m && (real ? !strcmp(json_str(m, "source_path"), real)
-                       : !strcmp(json_str(m, "source"), source)) &&
+        if (m && (real ? !strcmp(mc_json_str(m, "source_path"), real)
+                       : !strcmp(mc_json_str(m, "source"), source)) &&
             (!best || st.st_mtime >= best_t)) {
             cJSON_Delete(best);
             best = m;
@@ -347,8 +339,8 @@ cache_list(struct mc_cache *c)
         if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK)
             m = parse_manifest(&e);
         printf("%s %9s %-9s %s\n", items.v[i].key, size,
-               m ? json_str(m, "status") : "corrupt",
-               m ? json_str(m, "source") : items.v[i].path);
+               m ? mc_json_str(m, "status") : "corrupt",
+               m ? mc_json_str(m, "source") : items.v[i].path);
         cJSON_Delete(m);
         mc_entry_release(&e);
     }

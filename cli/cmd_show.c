@@ -128,8 +128,8 @@ put_line(struct mc_buf *line, size_t width)
     mc_buf_reset(line);
 }
 
-static const char *
-get_str(const cJSON *m, const char *name)
+const char *
+mc_json_str(const cJSON *m, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
 
@@ -164,21 +164,21 @@ put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
     double lo = get_num(m, "ci99_low", -1), hi = get_num(m, "ci99_high", -1);
     double base = get_num(m, "baseline_seconds", -1);
     double best = get_num(m, "best_seconds", -1);
-    int time = !strcmp(get_str(m, "metric"), "time");
+    int time = !strcmp(mc_json_str(m, "metric"), "time");
 
-    if (strcmp(get_str(m, "status"), "optimized"))
+    if (strcmp(mc_json_str(m, "status"), "optimized"))
         mc_buf_adds(&v, "none: the original is kept");
     else
         mc_buf_addf(&v, "%.2fx confirmed", get_num(m, "speedup", 0));
     if (lo > 0 && hi > 0)
         mc_buf_addf(&v, ", 99%% interval [%.2fx, %.2fx]", lo, hi);
-    else if (!strcmp(get_str(m, "status"), "optimized"))
+    else if (!strcmp(mc_json_str(m, "status"), "optimized"))
         mc_buf_adds(&v, " (its interval is not recorded)");
     if (base >= 0 && best >= 0 && time)
         mc_buf_addf(&v, "; %.4g s -> %.4g s", base, best);
     else if (base >= 0 && best >= 0)
         mc_buf_addf(&v, "; %.0f -> %.0f %s", base, best,
-                    get_str(m, "metric"));
+                    mc_json_str(m, "metric"));
     put_field(line, "speedup", v.s, width);
     mc_buf_release(&v);
 }
@@ -189,7 +189,7 @@ static void
 put_options(const cJSON *m, struct mc_buf *line, size_t width)
 {
     const cJSON *opts = cJSON_GetObjectItemCaseSensitive(m, "options"), *o;
-    const struct mc_lang_info *li = mc_lang_of_path(get_str(m, "source"));
+    const struct mc_lang_info *li = mc_lang_of_path(mc_json_str(m, "source"));
     struct mc_buf v = MC_BUF_INIT;
     struct mc_conf defaults;
     const char *tag = "options";
@@ -225,9 +225,10 @@ static void
 put_build(const cJSON *m, struct mc_buf *line, size_t width)
 {
     const cJSON *flags = cJSON_GetObjectItemCaseSensitive(m, "flags"), *f;
+    const char *model = mc_json_str(m, "model");
     struct mc_buf v = MC_BUF_INIT;
 
-    mc_buf_adds(&v, get_str(m, "compiler"));
+    mc_buf_adds(&v, mc_json_str(m, "compiler"));
     cJSON_ArrayForEach(f, flags)
     {
         if (cJSON_IsString(f))
@@ -238,14 +239,13 @@ put_build(const cJSON *m, struct mc_buf *line, size_t width)
     mc_buf_addf(&v, "%.0f candidates, %.0f correct; strategy %s, "
                 "proposer %s",
                 get_num(m, "candidates", 0),
-                get_num(m, "correct_candidates", 0), get_str(m, "strategy"),
-                get_str(m, "proposer"));
+                get_num(m, "correct_candidates", 0),
+                mc_json_str(m, "strategy"), mc_json_str(m, "proposer"));
     put_field(line, "search", v.s, width);
-    if (*get_str(m, "model") || get_num(m, "llm_requests", 0) > 0) {
+    if (*model || get_num(m, "llm_requests", 0) > 0) {
         mc_buf_reset(&v);
         mc_buf_addf(&v, "%s: %.0f requests, %.0f tokens in, %.0f out, "
-                    "cost %.4f",
-                    *get_str(m, "model") ? get_str(m, "model") : "(none)",
+                    "cost %.4f", *model ? model : "(none)",
                     get_num(m, "llm_requests", 0), get_num(m, "tokens_in", 0),
                     get_num(m, "tokens_out", 0), get_num(m, "cost", 0));
         put_field(line, "model", v.s, width);
@@ -264,7 +264,7 @@ label_width(const cJSON *t, size_t width)
 
     cJSON_ArrayForEach(n, t)
     {
-        const char *s = get_str(n, "variant");
+        const char *s = mc_json_str(n, "variant");
         size_t cols = 0;
 
         for (; *s; s++)
@@ -315,11 +315,11 @@ put_trajectory(const cJSON *m, struct mc_buf *line, size_t width)
         else
             snprintf(num, sizeof(num), "%.0f", parent + 1);
         mc_buf_addf(line, "%4d %6s ", ++step, num);
-        add_cell(line, get_str(n, "variant"), lw + 1, lw);
-        add_cell(line, get_str(n, "verdict"), 14, 13);
+        add_cell(line, mc_json_str(n, "variant"), lw + 1, lw);
+        add_cell(line, mc_json_str(n, "verdict"), 14, 13);
         add_times(line, get_num(n, "speedup", 0));
         add_times(line, get_num(n, "u", 0));
-        add_cell(line, get_str(n, "critique"), 0, SIZE_MAX);
+        add_cell(line, mc_json_str(n, "critique"), 0, SIZE_MAX);
         put_line(line, width);
     }
 }
@@ -329,23 +329,23 @@ mc_show_print(const cJSON *m)
 {
     struct mc_buf line = MC_BUF_INIT, v = MC_BUF_INIT;
     size_t width = output_width();
-    const char *reason = get_str(m, "reason");
+    const char *reason = mc_json_str(m, "reason");
 
-    mc_buf_addf(&v, "%s (%s)", get_str(m, "source"),
-                get_str(m, "source_path"));
+    mc_buf_addf(&v, "%s (%s)", mc_json_str(m, "source"),
+                mc_json_str(m, "source_path"));
     put_field(&line, "source", v.s, width);
-    put_field(&line, "key", get_str(m, "key"), width);
-    put_field(&line, "status", get_str(m, "status"), width);
+    put_field(&line, "key", mc_json_str(m, "key"), width);
+    put_field(&line, "status", mc_json_str(m, "status"), width);
     if (*reason)
         put_field(&line, "reason", reason, width);
     put_speedup(m, &line, width);
-    if (*get_str(m, "best"))
-        put_field(&line, "best", get_str(m, "best"), width);
+    if (*mc_json_str(m, "best"))
+        put_field(&line, "best", mc_json_str(m, "best"), width);
     put_build(m, &line, width);
     put_options(m, &line, width);
     mc_buf_reset(&v);
-    mc_buf_addf(&v, "%s by maxcode %s", get_str(m, "created"),
-                get_str(m, "maxcode_version"));
+    mc_buf_addf(&v, "%s by maxcode %s", mc_json_str(m, "created"),
+                mc_json_str(m, "maxcode_version"));
     put_field(&line, "created", v.s, width);
     put_trajectory(m, &line, width);
     mc_buf_release(&line);
@@ -463,12 +463,15 @@ diff_entry(const char *what, const struct mc_entry *e, const cJSON *m,
 {
     struct mc_buf original = MC_BUF_INIT, out = MC_BUF_INIT;
     struct mc_buf a = MC_BUF_INIT, b = MC_BUF_INIT;
-    const char *source = *get_str(m, "source") ? get_str(m, "source") : what;
+    const char *source = mc_json_str(m, "source");
+    const char *reason = mc_json_str(m, "reason");
     int status = 1;
 
-    if (strcmp(get_str(m, "status"), "optimized")) {
+    if (!*source)
+        source = what;
+    if (strcmp(mc_json_str(m, "status"), "optimized")) {
         mc_info("%s: the original was kept (%s); no diff", source,
-                *get_str(m, "reason") ? get_str(m, "reason") : "no reason");
+                *reason ? reason : "no reason");
         status = 0;
         goto out;
     }

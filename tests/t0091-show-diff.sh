@@ -30,6 +30,12 @@ diff_lines () {
   sed -n '3,$p' "$1" | grep '^[-+]' || true
 }
 
+# rows FILE: the rows of the trajectory table in show's output FILE.
+rows () {
+  sed -n "/^step parent variant/,\$p" "$1" | sed 1d |
+    grep -c "^ *[0-9][0-9]*  *\(-\|[0-9][0-9]*\) "
+}
+
 test_expect_success 'the demo kept a variant' '
   cd demo && "$MAXCODE_BIN" show hot.c --json >m.json &&
   json m.json "j[\"status\"] == \"optimized\"" "j[\"candidates\"] >= 1"
@@ -107,9 +113,7 @@ test_expect_success 'show: status, speedup, options, one row per candidate' '
   grep -q "^options  *link=main.c$" s.out &&
   grep -q "^ *budget=2$" s.out &&
   ! grep -q "strategy=" s.out &&
-  n=$(json_get m.json "d[\"candidates\"]") &&
-  sed -n "/^step parent variant/,\$p" s.out >table &&
-  test "$(sed 1d table | grep -c "^ *[0-9][0-9]*  *\(-\|[0-9][0-9]*\) ")" = "$n"
+  test "$(rows s.out)" = "$(json_get m.json "d[\"candidates\"]")"
 '
 
 test_expect_success 'show cuts every line to COLUMNS' '
@@ -166,9 +170,7 @@ test_expect_success 'show of that target: reason and the options given' '
   grep -q "^speedup  *none" s.out &&
   grep -q "^ *min-speedup=1000$" s.out &&
   grep -q "budget=1$" s.out &&
-  n=$(json_get m.json "d[\"candidates\"]") &&
-  sed -n "/^step parent variant/,\$p" s.out >table &&
-  test "$(sed 1d table | grep -c "^ *[0-9][0-9]*  *\(-\|[0-9][0-9]*\) ")" = "$n"
+  test "$(rows s.out)" = "$(json_get m.json "d[\"candidates\"]")"
 '
 
 test_expect_success 'diff of what has no entry fails' '
