@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * cmd_cache.c: `maxcode show`, `maxcode stats` and `maxcode cache
+ * cmd_cache.c: `maxcode show` and `maxcode cache
  * list|clean|trim|verify|export|import`: looking into and looking after
  * the local cache, and moving it between machines as one archive.
  * Finding the entry of a SOURCE or KEY (mc_show_lookup) is here too;
@@ -251,61 +251,8 @@ out:
     return status;
 }
 
-int
-mc_cmd_stats(int argc, char **argv)
-{
-    struct mc_cache c = {NULL};
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_stats s;
-    int json = 0, zero = 0, i, status = 1;
-    size_t k;
-
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "--zero"))
-            zero = 1;
-        else
-            return mc_usage_error("stats: unknown argument '%s'", argv[i]);
-    }
-    if (open_cache(&c))
-        return 1;
-    if (zero && mc_cache_stats_zero(&c, &err)) {
-        mc_error("%s", err.msg);
-        goto out;
-    }
-    if (mc_cache_stats_read(&c, &s, &err)) {
-        mc_error("%s", err.msg);
-        goto out;
-    }
-    if (json) {
-        cJSON *o = cJSON_CreateObject();
-        char *text;
-
-        for (k = 0; o && k < MC_STAT__COUNT; k++)
-            cJSON_AddNumberToObject(o, mc_stat_name((enum mc_stat)k),
-                                    (double)s.n[k]);
-        if (o)
-            cJSON_AddNumberToObject(o, "cost", s.cost);
-        text = o ? cJSON_Print(o) : NULL;
-        if (text)
-            printf("%s\n", text);
-        cJSON_free(text);
-        cJSON_Delete(o);
-    } else if (!zero) {
-        printf("cache directory      %s\n", c.dir);
-        for (k = 0; k < MC_STAT__COUNT; k++)
-            printf("%-20s %llu\n", mc_stat_name((enum mc_stat)k), s.n[k]);
-        printf("%-20s %.4f\n", "cost", s.cost);
-    }
-    status = 0;
-out:
-    mc_cache_release(&c);
-    return status;
-}
-
-static void
-human_size(uint64_t n, char *out, size_t cap)
+void
+mc_human_size(uint64_t n, char *out, size_t cap)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = (double)n;
@@ -335,7 +282,7 @@ cache_list(struct mc_cache *c)
         char size[32];
 
         mc_entry_init(&e);
-        human_size(items.v[i].size, size, sizeof(size));
+        mc_human_size(items.v[i].size, size, sizeof(size));
         if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK)
             m = parse_manifest(&e);
         printf("%s %9s %-9s %s\n", items.v[i].key, size,

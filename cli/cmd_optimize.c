@@ -979,16 +979,36 @@ say_outcome(const struct run *r)
                 cost);
 }
 
+/* The outcome's counters: a search (none when nothing could be learnt),
+ * optimized or a fallback with its reason (also for a CUDA target with
+ * no device here, which keeps the original without searching), and the
+ * SECONDS the search took. */
+static void
+count_outcome(struct run *r, double seconds)
+{
+    int no_device = mc_lang_get(r->t->lang)->kernels && !r->gpu.n;
+
+    if (!r->benign) {
+        r->d.n[MC_STAT_SEARCHES] = 1;
+        r->d.n[MC_STAT_OPTIMIZED] = r->best != NULL;
+    }
+    if (!r->best && (!r->benign || no_device)) {
+        r->d.n[MC_STAT_FALLBACKS] = 1;
+        r->d.n[mc_fallback_reason_of(r->search_ok ? &r->search : NULL,
+                                     no_device)] = 1;
+    }
+    r->d.n[MC_STAT_SEARCH_MS] = (unsigned long long)(seconds * 1000 + 0.5);
+}
+
 /* Search when the baseline allows, and say what was decided. */
 static int
 step_search(struct run *r)
 {
+    double start = mc_spawn_clock();
+
     if (r->searchable)
         run_search(r);
-    if (!r->benign) {
-        r->d.n[MC_STAT_SEARCHES] = 1;
-        r->d.n[r->best ? MC_STAT_OPTIMIZED : MC_STAT_FALLBACKS] = 1;
-    }
+    count_outcome(r, r->searchable ? mc_spawn_clock() - start : 0);
     say_outcome(r);
     return STEP_NEXT;
 }

@@ -70,8 +70,22 @@ int mc_cmd_rollouts(int argc, char **argv);
  * model on this cache's rollouts. */
 int mc_cmd_gvf(int argc, char **argv);
 
+/* `maxcode help COMMAND [WORD...]`: the items of maxcode(1)'s COMMANDS
+ * section that COMMAND and the WORDs start (cmd_help.c); a usage error
+ * when none does. */
+int mc_cmd_help(int argc, char **argv);
+
+/* `maxcode WORD... --help` (ARGV holds the ARGC WORDs): the help of the
+ * longest run of leading WORDs that names a command, as `maxcode help`
+ * prints it; a usage error when even the first names none. */
+int mc_help_for(int argc, char **argv);
+
 /* `maxcode --cflags`: the -I option for <maxcode/cuda_harness.h>. */
 int mc_cmd_cflags(int argc, char **argv);
+
+/* N bytes as people read a size ("512 B", "1.5 MiB") into OUT (CAP
+ * bytes), in cmd_cache.c. */
+void mc_human_size(uint64_t n, char *out, size_t cap);
 
 /* Print "maxcode: " and the message made from FMT and its arguments on
  * stderr, then the usage; returns MC_EXIT_USAGE. */

@@ -22,6 +22,7 @@
 
 static const char usage_text[] =
     "usage: maxcode --version | --help | --plugin-path | --cflags\n"
+    "       maxcode help [COMMAND] | COMMAND --help\n"
     "       maxcode optimize SOURCE [KEY=VALUE...]\n"
     "       maxcode eval SOURCE CANDIDATE [KEY=VALUE...] [--json]\n"
     "       maxcode show SOURCE-or-KEY [--json]\n"
@@ -47,6 +48,8 @@ static const char help_text[] =
     "  --plugin-path    print the absolute path of the matching maxcode.so\n"
     "  --cflags         print the -I option that finds "
     "<maxcode/cuda_harness.h>\n"
+    "  help COMMAND, COMMAND --help\n"
+    "                   print the manual's text for COMMAND (maxcode(1))\n"
     "  optimize SOURCE [KEY=VALUE...]\n"
     "                   search for a faster SOURCE and cache the result;\n"
     "                   prints the variant path (the generated rules run "
@@ -148,6 +151,7 @@ static const struct command commands[] = {
     {"cache", mc_cmd_cache},
     {"rollouts", mc_cmd_rollouts},
     {"gvf", mc_cmd_gvf},
+    {"help", mc_cmd_help},
 };
 
 int
@@ -164,12 +168,14 @@ main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-        !strcmp(argv[1], "help")) {
+        (!strcmp(argv[1], "help") && argc == 2)) {
         fputs(usage_text, stdout);
         fputs("\n", stdout);
         fputs(help_text, stdout);
         return 0;
     }
+    if (argc > 2 && !strcmp(argv[argc - 1], "--help"))
+        return mc_help_for(argc - 2, argv + 1);
     for (i = 0; i < MC_ARRAY_SIZE(commands); i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);

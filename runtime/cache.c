@@ -29,6 +29,9 @@ static const char *const stat_names[MC_STAT__COUNT] = {
     "tokens_in",    "tokens_out", "corrupt",    "trimmed",
     "remote_hits",  "remote_misses", "remote_errors", "remote_corrupt",
     "remote_stores", "remote_bytes_in", "remote_bytes_out",
+    "fallback_no_speedup", "fallback_incorrect", "fallback_no_build",
+    "fallback_no_model", "fallback_no_device", "fallback_budget",
+    "fallback_other", "search_ms",
 };
 
 const char *

@@ -60,6 +60,9 @@ struct mc_entry {
                                * (journal.h); empty: none */
 };
 
+/* The counters, in the order the stats file lists them. The file names
+ * each one, so that a counter added at the end reads as 0 from an older
+ * file and an older maxcode ignores it (internals/cache.md). */
 enum mc_stat {
     MC_STAT_HITS,
     MC_STAT_MISSES,
@@ -80,6 +83,16 @@ enum mc_stat {
     MC_STAT_REMOTE_STORES,
     MC_STAT_REMOTE_BYTES_IN,
     MC_STAT_REMOTE_BYTES_OUT,
+    /* The fallbacks by reason (mc_fallback_reason_of(), search.h); they
+     * add up to MC_STAT_FALLBACKS. */
+    MC_STAT_FALLBACK_NO_SPEEDUP,
+    MC_STAT_FALLBACK_INCORRECT,
+    MC_STAT_FALLBACK_NO_BUILD,
+    MC_STAT_FALLBACK_NO_MODEL,
+    MC_STAT_FALLBACK_NO_DEVICE,
+    MC_STAT_FALLBACK_BUDGET,
+    MC_STAT_FALLBACK_OTHER,
+    MC_STAT_SEARCH_MS,   /* milliseconds spent in searches */
     MC_STAT__COUNT
 };
 

@@ -552,6 +552,48 @@ no_winner(struct mc_search *s, double min_speedup)
         s->prop->explain(s, &s->reason);
 }
 
+/* Whether a budget other than budget= cut S short: MAXCODE_TIME_LIMIT,
+ * or the proposer's own (max-tokens, max-cost), which its explain()
+ * reports. */
+static int
+cut_short(const struct mc_search *s)
+{
+    struct mc_buf why = MC_BUF_INIT;
+    int cut;
+
+    if (s->n >= s->budget)
+        return 0;
+    if (s->time_limit_s > 0 && s->loop_s >= s->time_limit_s)
+        return 1;
+    if (!s->prop || !s->prop->explain)
+        return 0;
+    s->prop->explain(s, &why);
+    cut = why.len > 0;
+    mc_buf_release(&why);
+    return cut;
+}
+
+enum mc_stat
+mc_fallback_reason_of(const struct mc_search *s, int no_device)
+{
+    size_t i;
+
+    if (no_device)
+        return MC_STAT_FALLBACK_NO_DEVICE;
+    if (!s)
+        return MC_STAT_FALLBACK_OTHER;
+    if (s->endpoint_failed)
+        return MC_STAT_FALLBACK_NO_MODEL;
+    if (cut_short(s))
+        return MC_STAT_FALLBACK_BUDGET;
+    if (!s->n || mc_search_best_correct(s) >= 0)
+        return MC_STAT_FALLBACK_NO_SPEEDUP;
+    for (i = 0; i < s->n; i++)
+        if (!s->nodes[i].compile_error)
+            return MC_STAT_FALLBACK_INCORRECT;
+    return MC_STAT_FALLBACK_NO_BUILD;
+}
+
 /* Confirm the best node once more before it is the answer. */
 static enum mc_code
 confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
@@ -602,6 +644,7 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
             break;
         rc = run_round(s, start, &stop, err);
     }
+    s->loop_s = mc_spawn_clock() - start;
     if (rc)
         return rc;
     min_speedup = atof(mc_target_get(s->t, MC_OPT_MIN_SPEEDUP));

@@ -93,6 +93,8 @@ struct mc_search {
     double final_low, final_high; /* its round's 99% interval */
     double started, seconds;  /* this run's start (mc_spawn_clock) and
                                * time spent */
+    double loop_s;            /* seconds the loop ran (the time limit's
+                               * clock) */
     struct mc_buf reason;     /* why the original is kept */
 };
 
@@ -119,6 +121,23 @@ void mc_search_release(struct mc_search *s);
  * S->reason says why the original stays.
  */
 enum mc_code mc_search_run(struct mc_search *s, struct mc_err *err);
+
+/*
+ * The counter (MC_STAT_FALLBACK_*) of the reason the original is kept
+ * after search S (NULL when no search ran), for `maxcode stats`; the
+ * first that holds:
+ *   NO_DEVICE  NO_DEVICE is set: a CUDA target on a machine without one;
+ *   OTHER      no search ran (the original did not build or preprocess,
+ *              the inputs changed while make ran, ...);
+ *   NO_MODEL   the model endpoint is missing or failed;
+ *   BUDGET     max-tokens, max-cost or MAXCODE_TIME_LIMIT stopped the
+ *              search before budget= candidates;
+ *   NO_SPEEDUP a correct candidate, none faster beyond min-speedup (or
+ *              its confirmation failed), or nothing to try;
+ *   INCORRECT  candidates built, none was correct;
+ *   NO_BUILD   no candidate built.
+ */
+enum mc_stat mc_fallback_reason_of(const struct mc_search *s, int no_device);
 
 /* The number of correct nodes. */
 size_t mc_search_correct(const struct mc_search *s);
