@@ -2,12 +2,16 @@
 /*
  * cmd_config.c: `maxcode config [--json]` prints every setting, its value
  * and where it came from (the settings table in conf.c). Secret values
- * are never shown, only whether they are set.
+ * are never shown, only whether they are set. Two options the manual
+ * does not list, --list-settings and --list-options, print the names in
+ * the settings table and in the options table (target.c), for the test
+ * that maxcode(7) documents each of them (tests/t0093-manpages.sh).
  */
 #include "mc_setup.h"
 #include "commands.h"
 #include "conf.h"
 #include "log.h"
+#include "target.h"
 
 #include <cjson/cJSON.h>
 
@@ -58,6 +62,19 @@ out:
     return status;
 }
 
+/* Each setting's variable name, or each option's key, one a line. */
+static int
+list_names(int options)
+{
+    size_t i;
+
+    for (i = 0; options && i < MC_OPT__COUNT; i++)
+        printf("%s\n", mc_target_opt_name((enum mc_opt)i));
+    for (i = 0; !options && i < MC_SET__COUNT; i++)
+        printf("%s\n", mc_conf_name((enum mc_setting_id)i));
+    return 0;
+}
+
 int
 mc_cmd_config(int argc, char **argv)
 {
@@ -69,6 +86,10 @@ mc_cmd_config(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (argc == 2 && !strcmp(argv[i], "--list-settings"))
+            return list_names(0);
+        else if (argc == 2 && !strcmp(argv[i], "--list-options"))
+            return list_names(1);
         else if (argv[i][0] == '-')
             return mc_usage_error("config: unknown option '%s'", argv[i]);
         else

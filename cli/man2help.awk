@@ -4,7 +4,7 @@
 # the text. make runs it at build time (Makefile.am); it needs only a
 # POSIX awk (mawk will do), not groff.
 #
-# It reads the small part of man(7) that maxcode.1 uses (.TP, .IP, .PP,
+# It reads the small part of man(7) that maxcode.1 uses (.TP, .TQ, .IP, .PP,
 # .RS/.RE, .br, .nf/.fi, the font macros .B .I .BR .RB .BI .IB .IR .RI,
 # \f fonts and the named characters) and lays the text out as
 # `groff -man -Tascii` does: filled to 78 columns (71 here, dedented by the
@@ -288,7 +288,7 @@ function cstr(s) {
 function text_line(t) {
     if (tagnext) {
         tagnext = 0
-        if (depth == 0 && base == 0) {
+        if (depth == 0 && base == 0 && !tq) {
             end_entry()
             reset_entry()
             n_open = 1
@@ -334,6 +334,15 @@ function text_line(t) {
     blank = 1
     ind = base + STEP
     tagnext = 1
+    tq = 0
+    next
+}
+
+# Another tag of the same item, on a line of its own.
+/^\.TQ/ {
+    flush()
+    tagnext = 1
+    tq = 1
     next
 }
 
