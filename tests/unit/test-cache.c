@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * test-cache.c: entries round-trip; corruption is caught, counted and
- * removed; counters add up; trimming goes least recently used first.
+ * removed; counters add up; a stats file of an older maxcode (without
+ * the newer counters) still reads and keeps its counts; trimming goes
+ * least recently used first.
  */
 #include "mc_setup.h"
 #include "cache.h"
@@ -132,6 +134,46 @@ test_cache__counters_add_and_zero(void)
     mc_cache_release(&c);
 }
 
+/* The stats file as maxcode 0.1.0 wrote it: the first twelve counters
+ * and the cost, no fallback reasons, no search_ms. */
+static void
+test_cache__old_stats_file_reads(void)
+{
+    static const char old[] =
+        "hits 7\nmisses 3\nstores 3\nsearches 3\noptimized 1\n"
+        "fallbacks 2\ncandidates 12\nllm_requests 4\ntokens_in 900\n"
+        "tokens_out 300\ncorrupt 1\ntrimmed 0\nsome_future_counter 5\n"
+        "cost 0.250000\n";
+    struct mc_cache c;
+    struct mc_stats d, st;
+    char path[64];
+    FILE *f;
+
+    mc_cache_init(&c, dir, NULL);
+    snprintf(path, sizeof(path), "%s/stats", dir);
+    f = fopen(path, "w");
+    ok(f && fputs(old, f) >= 0 && fclose(f) == 0, "wrote an old stats file");
+    ok(mc_cache_stats_read(&c, &st, NULL) == MC_OK, "it reads");
+    is_long((long)st.n[MC_STAT_HITS], 7, "hits as written");
+    is_long((long)st.n[MC_STAT_FALLBACKS], 2, "fallbacks as written");
+    is_long((long)st.n[MC_STAT_FALLBACK_INCORRECT], 0,
+            "a counter it lacks is 0");
+    is_long((long)st.n[MC_STAT_SEARCH_MS], 0, "search_ms it lacks is 0");
+    ok(st.cost == 0.25, "the cost as written");
+    memset(&d, 0, sizeof(d));
+    d.n[MC_STAT_FALLBACKS] = 1;
+    d.n[MC_STAT_FALLBACK_INCORRECT] = 1;
+    d.n[MC_STAT_SEARCH_MS] = 1500;
+    ok(mc_cache_stats_add(&c, &d, NULL) == MC_OK, "an update adds to it");
+    mc_cache_stats_read(&c, &st, NULL);
+    is_long((long)st.n[MC_STAT_HITS], 7, "the old counts stay");
+    is_long((long)st.n[MC_STAT_FALLBACKS], 3, "fallbacks added to");
+    is_long((long)st.n[MC_STAT_FALLBACK_INCORRECT], 1, "a new counter");
+    is_long((long)st.n[MC_STAT_SEARCH_MS], 1500, "search_ms");
+    mc_cache_stats_zero(&c, NULL);
+    mc_cache_release(&c);
+}
+
 static void
 test_cache__trim_removes_oldest_first(void)
 {
@@ -179,6 +221,7 @@ main(void)
     TAP_RUN(test_cache__flipped_byte_is_caught);
     TAP_RUN(test_cache__truncated_entry_is_caught);
     TAP_RUN(test_cache__counters_add_and_zero);
+    TAP_RUN(test_cache__old_stats_file_reads);
     TAP_RUN(test_cache__trim_removes_oldest_first);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
