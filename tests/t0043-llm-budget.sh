@@ -44,8 +44,8 @@ test_expect_success 'max-cost stops the search at the cap' '
   "$MAXCODE_BIN" stats --json >st &&
   json st "j[\"llm_requests\"] == 3" "j[\"tokens_in\"] == 3000" \
     "j[\"tokens_out\"] == 1500" "abs(j[\"cost\"] - 0.021) < 1e-6" &&
-  "$MAXCODE_BIN" stats >st.txt && contains st.txt "tokens_in" &&
-  grep -q "^cost  *0.0210" st.txt
+  "$MAXCODE_BIN" stats >st.txt && grep -q "^  Tokens in: *3000\$" st.txt &&
+  grep -q "^  Cost: *0.0210\$" st.txt
 '
 
 test_expect_success 'critic calls count against the cap too' '
