@@ -174,7 +174,8 @@ main(int argc, char **argv)
         fputs(help_text, stdout);
         return 0;
     }
-    if (argc > 2 && !strcmp(argv[argc - 1], "--help"))
+    if (argc > 2 && strcmp(argv[1], "help") &&
+        !strcmp(argv[argc - 1], "--help"))
         return mc_help_for(argc - 2, argv + 1);
     for (i = 0; i < MC_ARRAY_SIZE(commands); i++)
         if (!strcmp(argv[1], commands[i].name))
