@@ -144,23 +144,21 @@ print_json(const struct mc_stats *s)
     cJSON *o = cJSON_CreateObject();
     char *text = NULL;
     size_t k;
-    int status = 1;
 
     for (k = 0; o && k < MC_STAT__COUNT; k++)
         if (!cJSON_AddNumberToObject(o, mc_stat_name((enum mc_stat)k),
                                      (double)s->n[k]))
-            goto out;
-    if (!o || !cJSON_AddNumberToObject(o, "cost", s->cost) ||
-        !(text = cJSON_Print(o)))
-        goto out;
-    printf("%s\n", text);
-    status = 0;
-out:
-    if (status)
-        mc_error("out of memory");
-    cJSON_free(text);
+            break;
+    if (k == MC_STAT__COUNT && cJSON_AddNumberToObject(o, "cost", s->cost))
+        text = cJSON_Print(o);
     cJSON_Delete(o);
-    return status;
+    if (!text) {
+        mc_error("out of memory");
+        return 1;
+    }
+    printf("%s\n", text);
+    cJSON_free(text);
+    return 0;
 }
 
 int
