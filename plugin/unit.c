@@ -480,7 +480,14 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         goto out;
     if (!strcmp(mode, "off") || no_gpu) {
         /* No GPU: nothing to search on, nothing to cache; a later build
-         * on a machine with a GPU keys the target for it. */
+         * on a machine with a GPU keys the target for it. Counted at
+         * each call, as a lookup is. */
+        if (no_gpu) {
+            const char *dir = mc_conf_get(&t.conf, MC_SET_CACHE_DIR);
+
+            mc_plugin_count(dir, MC_STAT_FALLBACKS);
+            mc_plugin_count(dir, MC_STAT_FALLBACK_NO_DEVICE);
+        }
         res = mc_strdup(source);
         goto out;
     }

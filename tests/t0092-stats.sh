@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # t0092-stats: `maxcode stats` as ccache -s shows its own. Searches that
 # fall back for a known reason (every candidate incorrect, none faster,
-# none builds, no model endpoint, the model budget) count that reason
+# none builds, no model endpoint, the model budget, no CUDA device as
+# the documented probe hook plays it) count that reason
 # once, in --json and in the table, beside the time spent searching;
 # --json keeps the keys of the contract; --zero resets every counter;
 # a stats file of an older maxcode reads; the rates are in percent of
@@ -87,6 +88,22 @@ json.dump({\"rules\": [{\"responses\": [{\"usage\": {\"in\": 1000, \"out\": 500}
   "$MAXCODE_BIN" stats >table && table_row table "Budget:" "1  100.00 %" &&
   table_row table "Requests:" 2 && table_row table "Tokens in:" 2000 &&
   table_row table "Tokens out:" 1000
+'
+
+test_expect_success 'a CUDA target without a device: fallback_no_device' '
+  mkdir -p nodev && cd nodev &&
+  printf "__global__ void k(float *y) { y[0] = 1.0f; }\n" >kern.cu &&
+  printf "{\"devices\":[],\"driver\":\"\",\"runtime\":\"\",\"error\":\"%s\",\"via\":\"hook\"}\n" \
+    "none in this test" >none.json &&
+  printf "load %s\nNVCC = true\ncopy: \$(maxcode kern.cu)\n\tcp \$< \$@\n" \
+    "$PLUGIN" >Makefile &&
+  MAXCODE_CACHE_DIR=$PWD/cache && export MAXCODE_CACHE_DIR &&
+  MAXCODE_CUDA_PROBE=$PWD/none.json run_make >out 2>err &&
+  contains err "no CUDA device" && cmp kern.cu copy &&
+  "$MAXCODE_BIN" stats --json >st.json &&
+  json st.json "j[\"fallbacks\"] == 1" "j[\"fallback_no_device\"] == 1" \
+    "j[\"searches\"] == 0" "j[\"misses\"] == 0" &&
+  "$MAXCODE_BIN" stats >table && table_row table "No device:" "1  100.00 %"
 '
 
 test_expect_success '--json keeps the contract keys; --zero resets all' '
