@@ -36,6 +36,16 @@ if [ -n "$HAVE_GROFF" ]; then
   '
 fi
 
+if [ -n "$HAVE_GROFF" ] && command -v man >/dev/null 2>&1; then
+  test_expect_success 'man -l renders them with every warning on, silently' '
+    for p in "$MAN1" "$MAN7"; do
+      MANWIDTH=80 man --warnings=w -l "$p" >out 2>err &&
+      test -s out && test ! -s err || {
+        echo "# man -l $p:"; sed "s/^/#   /" err; exit 1; }
+    done
+  '
+fi
+
 # same_names WHAT CODE DOC: the names in CODE and in DOC are the same;
 # each side's extra names are shown.
 same_names () {
