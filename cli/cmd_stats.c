@@ -77,9 +77,9 @@ static void
 print_remote(const struct mc_stats *s, const char *remote)
 {
     const unsigned long long *n = s->n;
-    double looked = (double)(n[MC_STAT_REMOTE_HITS] +
-                             n[MC_STAT_REMOTE_MISSES] +
-                             n[MC_STAT_REMOTE_CORRUPT]);
+    double looked =
+        (double)(n[MC_STAT_REMOTE_HITS] + n[MC_STAT_REMOTE_MISSES] +
+                 n[MC_STAT_REMOTE_CORRUPT]);
     char v[32];
     size_t k;
     int any = *remote != '\0';

@@ -76,12 +76,13 @@ test_expect_success 'proposer=llm without an endpoint: fallback_no_model' '
 '
 
 test_expect_success 'max-tokens stops the search: fallback_budget' '
-  llm_project capped "strategy=flat, budget=8, critique=off, max-tokens=3000" &&
+  llm_project capped \
+    "strategy=flat, budget=8, critique=off, max-tokens=3000" &&
   cd capped && python3 -c "
 import json
 a = \"\`\`\`c\n\" + open(\"v/same.c\").read() + \"\`\`\`\n\"
-json.dump({\"rules\": [{\"responses\": [{\"usage\": {\"in\": 1000, \"out\": 500},
-                                        \"text\": a}]}]}, open(\"s.json\", \"w\"))" &&
+r = {\"usage\": {\"in\": 1000, \"out\": 500}, \"text\": a}
+json.dump({\"rules\": [{\"responses\": [r]}]}, open(\"s.json\", \"w\"))" &&
   stub_start s.json && llm_env && "$MAXCODE_BIN" stats --zero &&
   run_make >out 2>err && contains err "max-tokens 3000 reached" &&
   only_reason fallback_budget &&
@@ -93,8 +94,8 @@ json.dump({\"rules\": [{\"responses\": [{\"usage\": {\"in\": 1000, \"out\": 500}
 test_expect_success 'a CUDA target without a device: fallback_no_device' '
   mkdir -p nodev && cd nodev &&
   printf "__global__ void k(float *y) { y[0] = 1.0f; }\n" >kern.cu &&
-  printf "{\"devices\":[],\"driver\":\"\",\"runtime\":\"\",\"error\":\"%s\",\"via\":\"hook\"}\n" \
-    "none in this test" >none.json &&
+  echo "{\"devices\": [], \"driver\": \"\", \"runtime\": \"\"," \
+    "\"error\": \"none in this test\", \"via\": \"hook\"}" >none.json &&
   printf "load %s\nNVCC = true\ncopy: \$(maxcode kern.cu)\n\tcp \$< \$@\n" \
     "$PLUGIN" >Makefile &&
   MAXCODE_CACHE_DIR=$PWD/cache && export MAXCODE_CACHE_DIR &&

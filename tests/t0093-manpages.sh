@@ -103,7 +103,8 @@ test_expect_success 'each command of the usage has its help' '
   while read -r c; do
     "$MAXCODE_BIN" help "$c" >h 2>err && test -s h && test ! -s err &&
     head -n 1 h | grep -q "^$c\\b" &&
-    { [ "$c" = help ] || { "$MAXCODE_BIN" "$c" --help >h2 && test_cmp h h2; }; } ||
+    { [ "$c" = help ] ||
+      { "$MAXCODE_BIN" "$c" --help >h2 && test_cmp h h2; }; } ||
       { echo "# no help for $c"; exit 1; }
   done <cmds
 '

@@ -45,9 +45,12 @@ setup(struct mc_search *s, struct mc_search_node *nodes, size_t n,
         nodes[i].parent = -1;
         nodes[i].compile_error = compile_error;
         nodes[i].correct = correct;
-        nodes[i].verdict = correct ? MC_VERDICT_CORRECT
-                           : compile_error ? MC_VERDICT_COMPILE_ERROR
-                                           : MC_VERDICT_INCORRECT;
+        if (correct)
+            nodes[i].verdict = MC_VERDICT_CORRECT;
+        else if (compile_error)
+            nodes[i].verdict = MC_VERDICT_COMPILE_ERROR;
+        else
+            nodes[i].verdict = MC_VERDICT_INCORRECT;
         nodes[i].speedup = correct ? 1.01 : 0;
         nodes[i].reward = nodes[i].speedup;
     }
