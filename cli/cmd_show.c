@@ -155,13 +155,25 @@ put_field(struct mc_buf *line, const char *tag, const char *value,
     put_line(line, width);
 }
 
+/* End I (0 low, 1 high) of manifest M's speedup_interval, or -1. */
+static double
+interval_end(const cJSON *m, int i)
+{
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(m, "speedup_interval");
+    const cJSON *v = cJSON_GetArraySize(ci) == 2 ? cJSON_GetArrayItem(ci, i)
+                                                 : NULL;
+
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
 /* The speedup line: the confirmed speedup, its 99% interval when the
- * manifest has one (ci99_low, ci99_high), and the times it compares. */
+ * manifest has one (speedup_interval: entries stored before it was
+ * recorded have none), and the times it compares. */
 static void
 put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
 {
     struct mc_buf v = MC_BUF_INIT;
-    double lo = get_num(m, "ci99_low", -1), hi = get_num(m, "ci99_high", -1);
+    double lo = interval_end(m, 0), hi = interval_end(m, 1);
     double base = get_num(m, "baseline_seconds", -1);
     double best = get_num(m, "best_seconds", -1);
     int time = !strcmp(mc_json_str(m, "metric"), "time");
