@@ -55,6 +55,10 @@ void mc_show_print(const struct cJSON *m);
 /* `maxcode stats [--json] [--zero]`: the cache counters. */
 int mc_cmd_stats(int argc, char **argv);
 
+/* `maxcode report [-o FILE.html] [KEY...]`: the HTML report of the
+ * cache's searches (report.h). */
+int mc_cmd_report(int argc, char **argv);
+
 /* `maxcode cache list|clean|trim|verify|export|import`: looking after
  * the cache; an archive of it to move it between machines. */
 int mc_cmd_cache(int argc, char **argv);

@@ -28,6 +28,7 @@ static const char usage_text[] =
     "       maxcode show SOURCE-or-KEY [--json]\n"
     "       maxcode diff [--color | --no-color] SOURCE-or-KEY\n"
     "       maxcode stats [--json] [--zero]\n"
+    "       maxcode report [-o FILE.html] [KEY...]\n"
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
     "       maxcode cache export FILE | import FILE\n"
     "       maxcode config [--json]\n"
@@ -68,6 +69,11 @@ static const char help_text[] =
     "unified diff\n"
     "  stats [--json] [--zero]\n"
     "                   the cache counters; --zero resets them\n"
+    "  report [-o FILE.html] [KEY...]\n"
+    "                   an HTML report of every search in the cache (or "
+    "of\n"
+    "                   KEY...): plots, candidates, diffs; written to\n"
+    "                   maxcode-report.html (- for stdout)\n"
     "  cache list       the cache entries, most recently used first\n"
     "  cache clean      remove every entry\n"
     "  cache trim --max-size SIZE\n"
@@ -148,6 +154,7 @@ static const struct command commands[] = {
     {"show", mc_cmd_show},
     {"diff", mc_cmd_diff},
     {"stats", mc_cmd_stats},
+    {"report", mc_cmd_report},
     {"cache", mc_cmd_cache},
     {"rollouts", mc_cmd_rollouts},
     {"gvf", mc_cmd_gvf},

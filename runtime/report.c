@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * report.c: the report's model (targets read from cache entries) and
+ * its page: the head with the style, the build summary, the summary
+ * table and its sorting script. Each target's section is in
+ * report_target.c, its plot in report_plot.c.
+ */
+#include "mc_setup.h"
+#include "report.h"
+#include "alloc.h"
+#include "html.h"
+
+#include <cjson/cJSON.h>
+
+/* ---- the model ---- */
+
+void
+mc_report_init(struct mc_report *r, const char *cache_dir)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    memset(r, 0, sizeof(*r));
+    r->cache_dir = cache_dir;
+    gmtime_r(&now, &tm);
+    strftime(r->generated, sizeof(r->generated), "%Y-%m-%d %H:%M UTC",
+             &tm);
+}
+
+static void
+target_release(struct mc_report_target *t)
+{
+    mc_free(t->source);
+    mc_free(t->status);
+    mc_free(t->reason);
+    mc_free(t->strategy);
+    mc_free(t->proposer);
+    mc_free(t->model);
+    mc_free(t->metric);
+    mc_free(t->created);
+    mc_free(t->best_label);
+    mc_free(t->ranking);
+    mc_trajectory_release(&t->traj);
+}
+
+void
+mc_report_release(struct mc_report *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        target_release(&r->v[i]);
+    mc_free(r->v);
+    r->v = NULL;
+    r->n = r->cap = 0;
+}
+
+/* Member NAME of O as a string copy ("" when it is not a string). */
+static char *
+dup_member(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+    return mc_strdup(cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* Member NAME of O as a number, or DFLT when it is not one. */
+static double
+num_member(const cJSON *o, const char *name, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* The confirmed speedup's interval of manifest M into T, when M has
+ * one (report.h names the members). */
+static void
+read_interval(const cJSON *m, struct mc_report_target *t)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(m, "speedup_interval");
+
+    t->low = num_member(m, "speedup_low", -1);
+    t->high = num_member(m, "speedup_high", -1);
+    if (cJSON_GetArraySize(a) == 2 &&
+        cJSON_IsNumber(cJSON_GetArrayItem(a, 0)) &&
+        cJSON_IsNumber(cJSON_GetArrayItem(a, 1))) {
+        t->low = cJSON_GetArrayItem(a, 0)->valuedouble;
+        t->high = cJSON_GetArrayItem(a, 1)->valuedouble;
+    }
+    if (!(t->low > 0 && t->high >= t->low))
+        t->low = t->high = -1;
+}
+
+/* The figures of manifest M into T. MC_ENOMEM. */
+static enum mc_code
+read_manifest(const cJSON *m, struct mc_report_target *t)
+{
+    t->source = dup_member(m, "source");
+    t->status = dup_member(m, "status");
+    t->reason = dup_member(m, "reason");
+    t->strategy = dup_member(m, "strategy");
+    t->proposer = dup_member(m, "proposer");
+    t->model = dup_member(m, "model");
+    t->metric = dup_member(m, "metric");
+    t->created = dup_member(m, "created");
+    t->best_label = dup_member(m, "best");
+    t->ranking = dup_member(m, "ranking");
+    t->speedup = num_member(m, "speedup", 1);
+    t->baseline = num_member(m, "baseline_seconds", -1);
+    t->seconds = num_member(m, "search_seconds", -1);
+    t->candidates = (size_t)num_member(m, "candidates", 0);
+    t->correct = (size_t)num_member(m, "correct_candidates", 0);
+    t->usage.requests = (unsigned long long)num_member(m, "llm_requests", 0);
+    t->usage.tokens_in = (unsigned long long)num_member(m, "tokens_in", 0);
+    t->usage.tokens_out = (unsigned long long)num_member(m, "tokens_out", 0);
+    t->usage.cost = num_member(m, "cost", 0);
+    read_interval(m, t);
+    if (!t->source || !t->status || !t->reason || !t->strategy ||
+        !t->proposer || !t->model || !t->metric || !t->created ||
+        !t->best_label || !t->ranking)
+        return MC_ENOMEM;
+    return MC_OK;
+}
+
+/*
+ * The node of T that the entry kept: for an optimized entry, the
+ * correct, confirmed node named by the manifest's "best" with the
+ * highest reward (labels of a search are unique but for repeats of one
+ * knob set), else the confirmed correct node with the highest reward;
+ * -1 for an entry that kept the original.
+ */
+static int
+find_best(const struct mc_report_target *t)
+{
+    int best = -1, named = -1;
+    size_t i;
+
+    if (strcmp(t->status, "optimized"))
+        return -1;
+    for (i = 0; i < t->traj.n; i++) {
+        const struct mc_search_node *nd = &t->traj.nodes[i];
+
+        if (!nd->correct || !nd->confirmed)
+            continue;
+        if (best < 0 || nd->reward > t->traj.nodes[best].reward)
+            best = (int)i;
+        if (nd->label && !strcmp(nd->label, t->best_label) &&
+            (named < 0 || nd->reward > t->traj.nodes[named].reward))
+            named = (int)i;
+    }
+    return named >= 0 ? named : best;
+}
+
+/* The trajectory of E into T, when it has one that parses. */
+static enum mc_code
+read_trajectory(const struct mc_entry *e, struct mc_report_target *t,
+                struct mc_err *err)
+{
+    struct mc_err perr = MC_ERR_INIT;
+    enum mc_code rc;
+
+    if (!e->trajectory.len)
+        return MC_OK;
+    rc = mc_trajectory_parse(e->trajectory.s, e->trajectory.len, &t->traj,
+                             &perr);
+    if (rc == MC_ENOMEM)
+        return rc;
+    if (rc) {
+        /* Shown without its plot, not dropped. */
+        mc_trajectory_release(&t->traj);
+        snprintf(err->msg, sizeof(err->msg), "entry %s: %s", e->key,
+                 perr.msg);
+        return MC_OK;
+    }
+    t->has_traj = 1;
+    return MC_OK;
+}
+
+enum mc_code
+mc_report_add(struct mc_report *r, const struct mc_entry *e,
+              struct mc_err *err)
+{
+    struct mc_report_target *t;
+    cJSON *m = cJSON_ParseWithLength(e->manifest.s, e->manifest.len);
+    enum mc_code rc;
+
+    if (!cJSON_IsObject(m)) {
+        cJSON_Delete(m);
+        return mc_err_set(err, MC_ESYNTAX, "entry %s has no readable "
+                          "manifest", e->key);
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        void *v = mc_realloc(r->v, cap * sizeof(*r->v));
+
+        if (!v) {
+            cJSON_Delete(m);
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+        }
+        r->v = v;
+        r->cap = cap;
+    }
+    t = &r->v[r->n++];
+    memset(t, 0, sizeof(*t));
+    mc_trajectory_init(&t->traj);
+    memcpy(t->key, e->key, sizeof(t->key));
+    rc = read_manifest(m, t);
+    cJSON_Delete(m);
+    if (!rc)
+        rc = read_trajectory(e, t, err);
+    if (rc)
+        return mc_err_set(err, rc, "out of memory");
+    t->best = find_best(t);
+    return MC_OK;
+}
+
+static int
+by_source(const void *a, const void *b)
+{
+    const struct mc_report_target *x = a, *y = b;
+    int c = strcmp(x->source, y->source);
+
+    return c ? c : -strcmp(x->created, y->created);
+}
+
+void
+mc_report_sort(struct mc_report *r)
+{
+    if (r->n > 1)
+        qsort(r->v, r->n, sizeof(*r->v), by_source);
+}
+
+/* ---- the page ---- */
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
+    "color:#1d2330;max-width:1120px;margin:20px auto;padding:0 18px}\n"
+    "h1{font-size:22px;margin:0}h2{font-size:18px;margin:26px 0 6px}"
+    "h3{font-size:15px;margin:14px 0 4px}h4{font-size:13px;margin:10px 0 "
+    "2px;color:#445}\n"
+    ".meta{color:#667;margin:2px 0 14px}.note{color:#667}\n"
+    "table{border-collapse:collapse;margin:6px 0 14px}\n"
+    "th,td{padding:4px 9px;border-bottom:1px solid #e2e5eb;text-align:left;"
+    "vertical-align:top}\nth{background:#f2f4f7;font-weight:600}\n"
+    "table.sum th{cursor:pointer;user-select:none;white-space:nowrap}\n"
+    "table.sum th[aria-sort=descending]::after{content:' \\25BE'}\n"
+    "table.sum th[aria-sort=ascending]::after{content:' \\25B4'}\n"
+    ".num{text-align:right;font-variant-numeric:tabular-nums;"
+    "white-space:nowrap}\n"
+    ".ok{color:#17803d;font-weight:600}.orig{color:#8a5a00;"
+    "font-weight:600}\n.bad{color:#b4232c}\n"
+    ".reason{color:#556;font-size:12px;max-width:420px}\n"
+    "code,pre,.key{font:12px/1.4 ui-monospace,'DejaVu Sans Mono',"
+    "monospace}\n"
+    "pre{background:#f6f8fa;border:1px solid #e2e5eb;padding:6px 8px;"
+    "overflow:auto;max-height:420px;margin:2px 0}\n"
+    "pre.wrap{white-space:pre-wrap}\n"
+    ".diff .a{color:#116329;background:#e6ffec;display:block}"
+    ".diff .d{color:#82071e;background:#ffebe9;display:block}"
+    ".diff .h{color:#0550ae;display:block}.diff .f{font-weight:600;"
+    "display:block}\n"
+    "section.target{border-top:2px solid #d0d7de;margin-top:30px}\n"
+    "dl.facts{display:grid;grid-template-columns:max-content 1fr;"
+    "gap:2px 14px;margin:6px 0}dl.facts dt{color:#556}dl.facts dd{margin:0}"
+    "\n"
+    "details.cand{border:1px solid #e2e5eb;border-radius:4px;margin:3px 0;"
+    "padding:2px 8px}\ndetails.cand>summary{cursor:pointer}\n"
+    "details.kept{border-color:#e08a00;background:#fffaf0}\n"
+    "table.kv th{background:none;color:#556;font-weight:normal;"
+    "padding:1px 9px 1px 0}table.kv td{padding:1px 9px 1px 0}\n"
+    "figure{margin:6px 0}figcaption{color:#556;font-size:12px}\n"
+    "svg.plot{max-width:100%;height:auto;background:#fff}\n"
+    "svg .axis{stroke:#8a93a3;stroke-width:1}svg .grid{stroke:#eceef2}\n"
+    "svg text{font:11px sans-serif;fill:#556}\n"
+    "svg .base{stroke:#8a93a3;stroke-dasharray:4 3}\n"
+    "svg .u{fill:none;stroke:#e08a00;stroke-width:2}\n"
+    "svg .pt circle{fill:#2f6fdf}svg .pt-nc circle{fill:#fff;"
+    "stroke:#2f6fdf;stroke-width:1.5}\n"
+    "svg .pt-bad path{stroke:#d1242f;stroke-width:2}\n"
+    "svg .pt-best circle.ring{fill:none;stroke:#e08a00;stroke-width:2.5}\n"
+    ".lg-ok{color:#2f6fdf}.lg-bad{color:#d1242f}.lg-u,.lg-best{color:"
+    "#e08a00}\n";
+
+/* Sorts the summary table by the clicked column, numbers by their
+ * data-v; the first click on a column sorts it largest first. */
+static const char script[] =
+    "(function(){var t=document.getElementById('summary');if(!t)return;\n"
+    "var hs=t.tHead.rows[0].cells;\n"
+    "function key(c){var v=c.getAttribute('data-v');"
+    "return v===null?c.textContent:parseFloat(v);}\n"
+    "function sort(i){var b=t.tBodies[0],rs=[].slice.call(b.rows),"
+    "h=hs[i],d=h.getAttribute('aria-sort')==='descending'?1:-1;\n"
+    "rs.sort(function(x,y){var p=key(x.cells[i]),q=key(y.cells[i]);"
+    "return (p<q?-1:p>q?1:0)*d;});\n"
+    "for(var k=0;k<hs.length;k++)hs[k].removeAttribute('aria-sort');\n"
+    "h.setAttribute('aria-sort',d<0?'descending':'ascending');\n"
+    "rs.forEach(function(r){b.appendChild(r);});}\n"
+    "for(var i=0;i<hs.length;i++)(function(i){hs[i].tabIndex=0;"
+    "hs[i].title='sort by this column';"
+    "hs[i].onclick=function(){sort(i);};"
+    "hs[i].onkeydown=function(e){if(e.key==='Enter')sort(i);};})(i);\n"
+    "})();\n";
+
+static void
+page_head(const struct mc_report *r, struct mc_buf *b)
+{
+    mc_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                   "<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width\">"
+                   "\n<title>maxcode report</title>\n<style>\n");
+    mc_buf_adds(b, style);
+    mc_buf_adds(b, "</style>\n</head>\n<body>\n<h1>maxcode report</h1>\n"
+                   "<p class=\"meta\">");
+    mc_buf_addf(b, "%zu target%s from the cache <code>", r->n,
+                r->n == 1 ? "" : "s");
+    mc_html_escs(b, r->cache_dir);
+    mc_buf_addf(b, "</code>; generated %s by maxcode %s</p>\n",
+                r->generated, PACKAGE_VERSION);
+}
+
+/* A duration of S seconds, in words that fit a table cell. */
+static void
+add_duration(struct mc_buf *b, double s)
+{
+    if (s < 0)
+        mc_buf_adds(b, "&mdash;");
+    else if (s < 60)
+        mc_buf_addf(b, "%.1f s", s);
+    else if (s < 3600)
+        mc_buf_addf(b, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        mc_buf_addf(b, "%d h %02d min", (int)(s / 3600),
+                    (int)(s / 60) % 60);
+}
+
+/* What R's targets add up to. */
+struct totals {
+    size_t optimized, candidates, correct, timed;
+    double seconds;
+    struct mc_llm_usage usage;
+};
+
+static void
+add_up(const struct mc_report *r, struct totals *s)
+{
+    size_t i;
+
+    memset(s, 0, sizeof(*s));
+    for (i = 0; i < r->n; i++) {
+        const struct mc_report_target *t = &r->v[i];
+
+        s->optimized += !strcmp(t->status, "optimized");
+        s->candidates += t->candidates;
+        s->correct += t->correct;
+        if (t->seconds >= 0) {
+            s->timed++;
+            s->seconds += t->seconds;
+        }
+        s->usage.requests += t->usage.requests;
+        s->usage.tokens_in += t->usage.tokens_in;
+        s->usage.tokens_out += t->usage.tokens_out;
+        s->usage.cost += t->usage.cost;
+    }
+}
+
+/* One row of the build summary: NAME, these targets' figure MINE and
+ * the cache counter's ALL (< 0: none), with DECIMALS digits. */
+static void
+total_row(struct mc_buf *b, const char *name, double mine, double all,
+          int decimals)
+{
+    mc_buf_addf(b, "<tr><th>%s</th><td class=\"num\">", name);
+    if (mine >= 0)
+        mc_buf_addf(b, "%.*f", decimals, mine);
+    else
+        mc_buf_adds(b, "&mdash;");
+    mc_buf_adds(b, "</td><td class=\"num\">");
+    if (all >= 0)
+        mc_buf_addf(b, "%.*f", decimals, all);
+    else
+        mc_buf_adds(b, "&mdash;");
+    mc_buf_adds(b, "</td></tr>\n");
+}
+
+/* The counter S of R's cache, or -1 when they were not read. */
+static double
+counter(const struct mc_report *r, enum mc_stat s)
+{
+    return r->have_stats ? (double)r->stats.n[s] : -1;
+}
+
+/* Every counter of the cache, as `maxcode stats` lists them. */
+static void
+all_counters(const struct mc_report *r, struct mc_buf *b)
+{
+    size_t k;
+
+    if (!r->have_stats)
+        return;
+    mc_buf_adds(b, "<details><summary>All the cache's counters "
+                   "(<code>maxcode stats</code>)</summary>\n"
+                   "<table class=\"kv\">\n");
+    for (k = 0; k < MC_STAT__COUNT; k++)
+        mc_buf_addf(b, "<tr><th>%s</th><td class=\"num\">%llu</td></tr>\n",
+                    mc_stat_name((enum mc_stat)k), r->stats.n[k]);
+    mc_buf_addf(b, "<tr><th>cost</th><td class=\"num\">%.4f</td></tr>\n"
+                   "</table>\n</details>\n", r->stats.cost);
+}
+
+static void
+build_summary(const struct mc_report *r, struct mc_buf *b)
+{
+    struct totals s;
+
+    add_up(r, &s);
+    mc_buf_adds(b, "<h2 id=\"build\">Build summary</h2>\n<p>");
+    mc_buf_addf(b, "%zu optimized, %zu kept the original.", s.optimized,
+                r->n - s.optimized);
+    mc_buf_adds(b, " Search time: ");
+    add_duration(b, s.timed ? s.seconds : -1);
+    if (s.timed && s.timed < r->n)
+        mc_buf_addf(b, " (of the %zu targets that recorded it)", s.timed);
+    else if (!s.timed)
+        mc_buf_adds(b, " (not recorded in these manifests)");
+    mc_buf_adds(b, ".</p>\n<table class=\"totals\">\n<thead><tr><th></th>"
+                   "<th class=\"num\">these targets</th><th class=\"num\">"
+                   "cache counters</th></tr></thead>\n<tbody>\n");
+    total_row(b, "searches", (double)r->n, counter(r, MC_STAT_SEARCHES),
+              0);
+    total_row(b, "candidates judged", (double)s.candidates,
+              counter(r, MC_STAT_CANDIDATES), 0);
+    total_row(b, "correct candidates", (double)s.correct, -1, 0);
+    total_row(b, "model requests", (double)s.usage.requests,
+              counter(r, MC_STAT_LLM_REQUESTS), 0);
+    total_row(b, "tokens in", (double)s.usage.tokens_in,
+              counter(r, MC_STAT_TOKENS_IN), 0);
+    total_row(b, "tokens out", (double)s.usage.tokens_out,
+              counter(r, MC_STAT_TOKENS_OUT), 0);
+    total_row(b, "cost", s.usage.cost, r->have_stats ? r->stats.cost : -1,
+              4);
+    mc_buf_adds(b, "</tbody>\n</table>\n");
+    all_counters(r, b);
+}
+
+/* The speedup cell of T: the confirmed figure and its interval. */
+static void
+speedup_cell(struct mc_buf *b, const struct mc_report_target *t)
+{
+    mc_buf_addf(b, "<td class=\"num\" data-v=\"%.6g\">%.2fx", t->speedup,
+                t->speedup);
+    if (t->low > 0)
+        mc_buf_addf(b, " <span class=\"note\">[%.2f&ndash;%.2f]</span>",
+                    t->low, t->high);
+    mc_buf_adds(b, "</td>");
+}
+
+static void
+summary_row(struct mc_buf *b, const struct mc_report_target *t)
+{
+    int ok = !strcmp(t->status, "optimized");
+
+    mc_buf_addf(b, "<tr><td><a href=\"#t-%s\">", t->key);
+    mc_html_escs(b, t->source);
+    mc_buf_addf(b, "</a></td><td class=\"key\" title=\"%s\">%.8s</td>",
+                t->key, t->key);
+    mc_buf_addf(b, "<td><span class=\"%s\">", ok ? "ok" : "orig");
+    mc_html_escs(b, t->status);
+    mc_buf_adds(b, "</span>");
+    if (t->reason[0])
+        mc_html_elem(b, "div", "class=\"reason\"", t->reason);
+    mc_buf_adds(b, "</td>");
+    speedup_cell(b, t);
+    mc_buf_addf(b, "<td class=\"num\" data-v=\"%zu\">%zu (%zu correct)"
+                   "</td><td>", t->candidates, t->candidates, t->correct);
+    mc_html_escs(b, t->strategy);
+    mc_buf_adds(b, " / ");
+    mc_html_escs(b, t->proposer);
+    mc_buf_addf(b, "</td><td class=\"num\" data-v=\"%.3f\">", t->seconds);
+    add_duration(b, t->seconds);
+    mc_buf_adds(b, "</td></tr>\n");
+}
+
+static void
+summary_table(const struct mc_report *r, struct mc_buf *b)
+{
+    size_t i;
+
+    mc_buf_adds(b, "<h2 id=\"targets\">Targets</h2>\n");
+    if (!r->n) {
+        mc_buf_adds(b, "<p class=\"empty\">The cache holds no entries: "
+                       "nothing has been searched yet (or every entry was "
+                       "cleaned).</p>\n");
+        return;
+    }
+    mc_buf_adds(b, "<table class=\"sum\" id=\"summary\">\n<thead><tr>"
+                   "<th>source</th><th>key</th><th>status</th>"
+                   "<th class=\"num\">speedup</th>"
+                   "<th class=\"num\">candidates</th>"
+                   "<th>strategy / proposer</th>"
+                   "<th class=\"num\">time</th></tr></thead>\n<tbody>\n");
+    for (i = 0; i < r->n; i++)
+        summary_row(b, &r->v[i]);
+    mc_buf_adds(b, "</tbody>\n</table>\n");
+}
+
+enum mc_code
+mc_report_html(const struct mc_report *r, struct mc_buf *out)
+{
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    page_head(r, out);
+    summary_table(r, out);
+    build_summary(r, out);
+    for (i = 0; i < r->n && !rc; i++)
+        rc = mc_report_target_html(&r->v[i], out);
+    mc_buf_adds(out, "<script>\n");
+    mc_buf_adds(out, script);
+    mc_buf_adds(out, "</script>\n</body>\n</html>\n");
+    return rc ? rc : mc_buf_status(out);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * report.h: the HTML report of what maxcode did (`maxcode report`).
+ *
+ * A report is built from cache entries: each entry's manifest (MANI)
+ * gives a row of the summary table and the target's figures, its
+ * trajectory (TRAJ, journal.h), when it has one, the plot of reward per
+ * candidate with the running best u (the max-reward curve) and, per
+ * candidate, the verdict, speedup, feedback, critique and the diffs
+ * against its parent and against the original (udiff.h). The page is
+ * one self-contained HTML file: inline CSS, inline SVG, and one small
+ * inline script that sorts the summary table (the table reads the same
+ * without it). Everything that comes from code, paths or model output is
+ * escaped (html.h). doc/report.md describes the page.
+ *
+ * Optional manifest members read when present: "search_seconds" (the
+ * search's wall time) and "speedup_interval" ([LOW, HIGH], the
+ * confirmed speedup's interval) or "speedup_low" and "speedup_high".
+ */
+#ifndef MC_REPORT_H
+#define MC_REPORT_H
+
+#include "buf.h"
+#include "cache.h"
+#include "hash.h"
+#include "journal.h"
+#include "llm.h"
+#include "status.h"
+
+/* One target: a cache entry as the report shows it. */
+struct mc_report_target {
+    char key[MC_KEY_HEX + 1];
+    char *source, *status, *reason, *strategy, *proposer, *model,
+        *metric, *created, *best_label, *ranking;
+    double speedup;            /* confirmed; 1 for the original */
+    double low, high;          /* its interval; low < 0: none */
+    double baseline;           /* seconds of the original; < 0: unknown */
+    double seconds;            /* the search's time; < 0: not recorded */
+    size_t candidates, correct;
+    struct mc_llm_usage usage; /* model requests, tokens, cost */
+    int has_traj;              /* TRAJ was there and parsed */
+    struct mc_trajectory traj;
+    int best;                  /* the confirmed answer's node, or -1 */
+};
+
+struct mc_report {
+    struct mc_report_target *v;
+    size_t n, cap;
+    const char *cache_dir;     /* borrowed; shown in the header */
+    struct mc_stats stats;     /* the cache's counters */
+    int have_stats;
+    char generated[32];        /* "YYYY-MM-DD HH:MM UTC" */
+};
+
+/* Set R up empty for the cache at CACHE_DIR (borrowed), generated now. */
+void mc_report_init(struct mc_report *r, const char *cache_dir);
+
+/* Free what R holds. */
+void mc_report_release(struct mc_report *r);
+
+/*
+ * Add the entry E to R as a target: its manifest (MC_ESYNTAX in ERR
+ * when it is not a JSON object) and, when E has one, its trajectory (a
+ * trajectory that does not parse is left out, with a note in ERR's
+ * message but MC_OK). MC_ENOMEM.
+ */
+enum mc_code mc_report_add(struct mc_report *r, const struct mc_entry *e,
+                           struct mc_err *err);
+
+/* Order R's targets by source, then newest first. */
+void mc_report_sort(struct mc_report *r);
+
+/* The page of R, appended to OUT. MC_ENOMEM. */
+enum mc_code mc_report_html(const struct mc_report *r, struct mc_buf *out);
+
+/*
+ * The section of T (report_target.c) appended to OUT: its figures, its
+ * plot and one <details> per candidate with its verdict, speedup,
+ * feedback, critique, knob set (built-in proposer) and its diffs
+ * against its parent and against the original. MC_ENOMEM.
+ */
+enum mc_code mc_report_target_html(const struct mc_report_target *t,
+                                   struct mc_buf *out);
+
+/*
+ * The plot of T (report_plot.c), an inline <svg> appended to OUT: x is
+ * the candidate's step in judging order, y its reward (its speedup when
+ * correct, 0 when not); one point per candidate, a <g class="pt"> with a
+ * <title> (class "pt-bad" when not correct, "pt-best" for the
+ * confirmed answer), linked to the candidate's section; the running
+ * best u as a step line; the original's 1x as a dashed line; axes with
+ * tick labels. MC_ENOMEM.
+ */
+enum mc_code mc_report_plot(const struct mc_report_target *t,
+                            struct mc_buf *out);
+
+#endif /* MC_REPORT_H */
