@@ -256,19 +256,18 @@ static const char style[] =
     "pre{background:#f6f8fa;border:1px solid #e2e5eb;padding:6px 8px;"
     "overflow:auto;max-height:420px;margin:2px 0}\n"
     "pre.wrap{white-space:pre-wrap}\n"
-    ".diff .a{color:#116329;background:#e6ffec;display:block}"
-    ".diff .d{color:#82071e;background:#ffebe9;display:block}"
-    ".diff .h{color:#0550ae;display:block}.diff .f{font-weight:600;"
-    "display:block}\n"
+    ".diff .a{color:#116329;background:#e6ffec}"
+    ".diff .d{color:#82071e;background:#ffebe9}"
+    ".diff .h{color:#0550ae}.diff .f{font-weight:600}\n"
     "section.target{border-top:2px solid #d0d7de;margin-top:30px}\n"
-    "dl.facts{display:grid;grid-template-columns:max-content 1fr;"
-    "gap:2px 14px;margin:6px 0}dl.facts dt{color:#556}dl.facts dd{margin:0}"
-    "\n"
+    "dl.facts{display:flex;flex-wrap:wrap;gap:2px 6px;margin:6px 0}"
+    "dl.facts dt{color:#556}dl.facts dd{margin:0 16px 0 0}\n"
     "details.cand{border:1px solid #e2e5eb;border-radius:4px;margin:3px 0;"
     "padding:2px 8px}\ndetails.cand>summary{cursor:pointer}\n"
     "details.kept{border-color:#e08a00;background:#fffaf0}\n"
     "table.kv th{background:none;color:#556;font-weight:normal;"
     "padding:1px 9px 1px 0}table.kv td{padding:1px 9px 1px 0}\n"
+    "table.kv th,table.kv td{border:0}\n"
     "figure{margin:6px 0}figcaption{color:#556;font-size:12px}\n"
     "svg.plot{max-width:100%;height:auto;background:#fff}\n"
     "svg .axis{stroke:#8a93a3;stroke-width:1}svg .grid{stroke:#eceef2}\n"
@@ -364,23 +363,32 @@ add_up(const struct mc_report *r, struct totals *s)
     }
 }
 
-/* One row of the build summary: NAME, these targets' figure MINE and
- * the cache counter's ALL (< 0: none), with DECIMALS digits. */
+/* A column of the build summary: these targets' figure and the cache
+ * counter's (< 0: none), with DECIMALS digits. */
+struct column {
+    const char *name;
+    double mine, all;
+    int decimals;
+};
+
+/* One row of the build summary: NAME, then each column's MINE (ALL
+ * when ALL_ROW) of the N columns C. */
 static void
-total_row(struct mc_buf *b, const char *name, double mine, double all,
-          int decimals)
+total_row(struct mc_buf *b, const char *name, const struct column *c,
+          size_t n, int all_row)
 {
-    mc_buf_addf(b, "<tr><th>%s</th><td class=\"num\">", name);
-    if (mine >= 0)
-        mc_buf_addf(b, "%.*f", decimals, mine);
-    else
-        mc_buf_adds(b, "&mdash;");
-    mc_buf_adds(b, "</td><td class=\"num\">");
-    if (all >= 0)
-        mc_buf_addf(b, "%.*f", decimals, all);
-    else
-        mc_buf_adds(b, "&mdash;");
-    mc_buf_adds(b, "</td></tr>\n");
+    size_t i;
+
+    mc_buf_addf(b, "<tr><th>%s</th>", name);
+    for (i = 0; i < n; i++) {
+        double v = all_row ? c[i].all : c[i].mine;
+
+        if (v >= 0)
+            mc_buf_addf(b, "<td class=\"num\">%.*f</td>", c[i].decimals, v);
+        else
+            mc_buf_adds(b, "<td class=\"num\">&mdash;</td>");
+    }
+    mc_buf_adds(b, "</tr>\n");
 }
 
 /* The counter S of R's cache, or -1 when they were not read. */
@@ -408,6 +416,36 @@ all_counters(const struct mc_report *r, struct mc_buf *b)
                    "</table>\n</details>\n", r->stats.cost);
 }
 
+/* These targets' figures (S) beside the cache's counters, one column
+ * each. */
+static void
+totals_table(const struct mc_report *r, const struct totals *s,
+             struct mc_buf *b)
+{
+    const struct column c[] = {
+        {"searches", (double)r->n, counter(r, MC_STAT_SEARCHES), 0},
+        {"candidates", (double)s->candidates,
+         counter(r, MC_STAT_CANDIDATES), 0},
+        {"correct", (double)s->correct, -1, 0},
+        {"model requests", (double)s->usage.requests,
+         counter(r, MC_STAT_LLM_REQUESTS), 0},
+        {"tokens in", (double)s->usage.tokens_in,
+         counter(r, MC_STAT_TOKENS_IN), 0},
+        {"tokens out", (double)s->usage.tokens_out,
+         counter(r, MC_STAT_TOKENS_OUT), 0},
+        {"cost", s->usage.cost, r->have_stats ? r->stats.cost : -1, 4},
+    };
+    size_t i;
+
+    mc_buf_adds(b, "<table class=\"totals\">\n<thead><tr><th></th>");
+    for (i = 0; i < MC_ARRAY_SIZE(c); i++)
+        mc_buf_addf(b, "<th class=\"num\">%s</th>", c[i].name);
+    mc_buf_adds(b, "</tr></thead>\n<tbody>\n");
+    total_row(b, "these targets", c, MC_ARRAY_SIZE(c), 0);
+    total_row(b, "cache counters", c, MC_ARRAY_SIZE(c), 1);
+    mc_buf_adds(b, "</tbody>\n</table>\n");
+}
+
 static void
 build_summary(const struct mc_report *r, struct mc_buf *b)
 {
@@ -423,23 +461,8 @@ build_summary(const struct mc_report *r, struct mc_buf *b)
         mc_buf_addf(b, " (of the %zu targets that recorded it)", s.timed);
     else if (!s.timed)
         mc_buf_adds(b, " (not recorded in these manifests)");
-    mc_buf_adds(b, ".</p>\n<table class=\"totals\">\n<thead><tr><th></th>"
-                   "<th class=\"num\">these targets</th><th class=\"num\">"
-                   "cache counters</th></tr></thead>\n<tbody>\n");
-    total_row(b, "searches", (double)r->n, counter(r, MC_STAT_SEARCHES),
-              0);
-    total_row(b, "candidates judged", (double)s.candidates,
-              counter(r, MC_STAT_CANDIDATES), 0);
-    total_row(b, "correct candidates", (double)s.correct, -1, 0);
-    total_row(b, "model requests", (double)s.usage.requests,
-              counter(r, MC_STAT_LLM_REQUESTS), 0);
-    total_row(b, "tokens in", (double)s.usage.tokens_in,
-              counter(r, MC_STAT_TOKENS_IN), 0);
-    total_row(b, "tokens out", (double)s.usage.tokens_out,
-              counter(r, MC_STAT_TOKENS_OUT), 0);
-    total_row(b, "cost", s.usage.cost, r->have_stats ? r->stats.cost : -1,
-              4);
-    mc_buf_adds(b, "</tbody>\n</table>\n");
+    mc_buf_adds(b, ".</p>\n");
+    totals_table(r, &s, b);
     all_counters(r, b);
 }
 

@@ -13,8 +13,8 @@
 #include <math.h>
 
 /* The plot's size and its margins, in SVG user units. */
-#define W 720.0
-#define H 250.0
+#define W 900.0
+#define H 260.0
 #define ML 52.0
 #define MR 14.0
 #define MT 12.0

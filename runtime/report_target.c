@@ -150,31 +150,28 @@ node_summary(struct mc_buf *b, const struct mc_report_target *t, int i)
     mc_buf_adds(b, "</summary>\n");
 }
 
-/* Node I's figures, one row each. */
+/* Node I's figures (the summary line has its verdict and speedup). */
 static void
 node_facts(struct mc_buf *b, const struct mc_report_target *t, int i)
 {
     const struct mc_search_node *nd = &t->traj.nodes[i];
 
-    mc_buf_adds(b, "<table class=\"kv\">\n<tr><th>parent</th><td>");
+    mc_buf_adds(b, "<dl class=\"facts\"><dt>parent</dt><dd>");
     if (nd->parent < 0)
         mc_buf_adds(b, "the original");
     else
         mc_buf_addf(b, "<a href=\"#t-%s-%d\">#%d</a>", t->key,
                     nd->parent + 1, nd->parent + 1);
-    mc_buf_addf(b, "</td></tr>\n<tr><th>depth</th><td>%d</td></tr>\n"
-                   "<tr><th>verdict</th><td>%s</td></tr>\n"
-                   "<tr><th>speedup</th><td>%.3fx%s</td></tr>\n"
-                   "<tr><th>reward</th><td>%.3f</td></tr>\n"
-                   "<tr><th>u (best on its path)</th><td>%.3f</td></tr>\n"
-                   "<tr><th>f_r, u_t (bins)</th><td>%d, %g</td></tr>\n",
-                nd->depth, mc_verdict_name(nd->verdict), nd->speedup,
+    mc_buf_addf(b, "</dd><dt>depth</dt><dd>%d</dd><dt>speedup</dt>"
+                   "<dd>%.3fx%s</dd><dt>reward</dt><dd>%.3f</dd>"
+                   "<dt>u (best on its path)</dt><dd>%.3f</dd>"
+                   "<dt>f_r, u_t (bins)</dt><dd>%d, %g</dd>",
+                nd->depth, nd->speedup,
                 nd->confirmed ? ", confirmed beyond the noise" : "",
                 nd->reward, nd->u, nd->fr, nd->ut);
     if (nd->value >= 0)
-        mc_buf_addf(b, "<tr><th>value</th><td>%.3f</td></tr>\n",
-                    nd->value);
-    mc_buf_adds(b, "</table>\n");
+        mc_buf_addf(b, "<dt>value</dt><dd>%.3f</dd>", nd->value);
+    mc_buf_adds(b, "</dl>\n");
 }
 
 static enum mc_code
@@ -183,9 +180,10 @@ node_html(struct mc_buf *b, const struct mc_report_target *t, int i)
     const struct mc_search_node *nd = &t->traj.nodes[i];
     enum mc_code rc = MC_OK;
 
-    mc_buf_addf(b, "<details class=\"cand%s%s\" id=\"t-%s-%d\">\n",
+    /* The kept answer is open: its diff is what the target became. */
+    mc_buf_addf(b, "<details class=\"cand%s%s\" id=\"t-%s-%d\"%s>\n",
                 nd->correct ? "" : " bad", i == t->best ? " kept" : "",
-                t->key, i + 1);
+                t->key, i + 1, i == t->best ? " open" : "");
     node_summary(b, t, i);
     node_facts(b, t, i);
     if (!strcmp(t->traj.proposer, "builtin") && nd->label && *nd->label)
