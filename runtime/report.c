@@ -169,8 +169,9 @@ read_trajectory(const struct mc_entry *e, struct mc_report_target *t,
     if (rc) {
         /* Shown without its plot, not dropped. */
         mc_trajectory_release(&t->traj);
-        snprintf(err->msg, sizeof(err->msg), "entry %s: %s", e->key,
-                 perr.msg);
+        if (err)
+            snprintf(err->msg, sizeof(err->msg), "entry %s: %s", e->key,
+                     perr.msg);
         return MC_OK;
     }
     t->has_traj = 1;
