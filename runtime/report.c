@@ -80,8 +80,7 @@ read_interval(const cJSON *m, struct mc_report_target *t)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(m, "speedup_interval");
 
-    t->low = num_member(m, "speedup_low", -1);
-    t->high = num_member(m, "speedup_high", -1);
+    t->low = t->high = -1;
     if (cJSON_GetArraySize(a) == 2 &&
         cJSON_IsNumber(cJSON_GetArrayItem(a, 0)) &&
         cJSON_IsNumber(cJSON_GetArrayItem(a, 1))) {

@@ -13,9 +13,9 @@
  * without it). Everything that comes from code, paths or model output is
  * escaped (html.h). doc/report.md describes the page.
  *
- * Optional manifest members read when present: "search_seconds" (the
- * search's wall time) and "speedup_interval" ([LOW, HIGH], the
- * confirmed speedup's interval) or "speedup_low" and "speedup_high".
+ * Manifest members that entries of older versions lack, read when
+ * present: "search_seconds" (the search's wall time) and
+ * "speedup_interval" ([LOW, HIGH], the confirmed speedup's interval).
  */
 #ifndef MC_REPORT_H
 #define MC_REPORT_H
