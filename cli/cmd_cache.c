@@ -237,14 +237,11 @@ mc_cmd_show(int argc, char **argv)
     if (mc_show_lookup(what, &e, &m) < 0)
         goto out;
     if (json) {
-        char *text = cJSON_Print(m);
-        if (text)
-            printf("%s\n", text);
-        cJSON_free(text);
+        status = mc_put_json_text(cJSON_Print(m));
     } else {
         mc_show_print(m);
+        status = 0;
     }
-    status = 0;
 out:
     cJSON_Delete(m);
     mc_entry_release(&e);

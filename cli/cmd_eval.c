@@ -58,13 +58,7 @@ print_feedback(const char *source, const char *cand,
         return 0;
     }
     text = mc_feedback_json(fb);
-    if (!text) {
-        mc_error("out of memory");
-        return 1;
-    }
-    printf("%s\n", text);
-    cJSON_free(text);
-    return 0;
+    return mc_put_json_text(text);
 }
 
 int

@@ -152,13 +152,7 @@ print_json(const struct mc_stats *s)
     if (k == MC_STAT__COUNT && cJSON_AddNumberToObject(o, "cost", s->cost))
         text = cJSON_Print(o);
     cJSON_Delete(o);
-    if (!text) {
-        mc_error("out of memory");
-        return 1;
-    }
-    printf("%s\n", text);
-    cJSON_free(text);
-    return 0;
+    return mc_put_json_text(text);
 }
 
 int

@@ -91,6 +91,11 @@ int mc_cmd_cflags(int argc, char **argv);
  * bytes), in cmd_cache.c. */
 void mc_human_size(uint64_t n, char *out, size_t cap);
 
+/* Print TEXT (cJSON's, may be NULL: it could not be made) and a
+ * newline on stdout and free it; returns the exit status (1, with
+ * "out of memory", for NULL). */
+int mc_put_json_text(char *text);
+
 /* Print "maxcode: " and the message made from FMT and its arguments on
  * stderr, then the usage; returns MC_EXIT_USAGE. */
 int mc_usage_error(const char *fmt, ...) MC_PRINTF(1, 2);

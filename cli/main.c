@@ -11,6 +11,8 @@
 #include "log.h"
 #include "paths.h"
 
+#include <cjson/cJSON.h>
+
 #ifndef MC_BINDIR
 #define MC_BINDIR "/usr/local/bin"
 #endif
@@ -114,6 +116,18 @@ mc_usage_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n%s", usage_text);
     return EXIT_USAGE;
+}
+
+int
+mc_put_json_text(char *text)
+{
+    if (!text) {
+        mc_error("out of memory");
+        return 1;
+    }
+    printf("%s\n", text);
+    cJSON_free(text);
+    return 0;
 }
 
 static int

@@ -52,6 +52,35 @@ run_make () {
   fi
 }
 
+# vector_kernel FILE [OP]: a program (N and REPS from stdin) whose loop
+# a[i] = a[i] OP 0.5f + b[i] (OP: * by default) -O3 vectorizes and -O2
+# does not.
+vector_kernel () {
+  cat >"$1" <<EOF
+#include <stdio.h>
+#include <stdlib.h>
+static void
+kernel(float *restrict a, const float *restrict b, int n, int reps)
+{
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < n; i++)
+            a[i] = a[i] ${2:-*} 0.5f + b[i];
+}
+int main(void)
+{
+    int n, reps;
+    if (scanf("%d %d", &n, &reps) != 2) return 1;
+    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    for (int i = 0; i < n; i++) b[i] = (float)(i % 5);
+    kernel(a, b, n, reps);
+    double s = 0;
+    for (int i = 0; i < n; i++) s += a[i];
+    printf("%.9e\\n", s);
+    return 0;
+}
+EOF
+}
+
 # expect_exit STATUS CMD...: run CMD, succeed if it exits with STATUS.
 expect_exit () {
   want=$1; shift

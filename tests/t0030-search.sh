@@ -12,29 +12,7 @@ export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_TIMING_CAP=1
 # project DIR OPTIONS: a kernel that -O3 vectorizes and -O2 does not.
 project () {
   mkdir -p "$1/t" &&
-  cat >"$1/hot.c" <<-\EOF &&
-	#include <stdio.h>
-	#include <stdlib.h>
-	static void
-	kernel(float *restrict a, const float *restrict b, int n, int reps)
-	{
-	    for (int r = 0; r < reps; r++)
-	        for (int i = 0; i < n; i++)
-	            a[i] = a[i] * 0.5f + b[i];
-	}
-	int main(void)
-	{
-	    int n, reps;
-	    if (scanf("%d %d", &n, &reps) != 2) return 1;
-	    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-	    for (int i = 0; i < n; i++) b[i] = (float)(i % 5);
-	    kernel(a, b, n, reps);
-	    double s = 0;
-	    for (int i = 0; i < n; i++) s += a[i];
-	    printf("%.9e\n", s);
-	    return 0;
-	}
-	EOF
+  vector_kernel "$1/hot.c" &&
   echo "2000 200" >"$1/t/a.in" && echo "3000 100" >"$1/t/b.in" &&
   printf 'load %s\nCFLAGS = -O2\nprog: $(maxcode hot.c, inputs=t/*.in, %s)\n\t$(CC) $(CFLAGS) -o $@ $^\n' \
     "$PLUGIN" "$2" >"$1/Makefile"

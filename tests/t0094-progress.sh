@@ -9,33 +9,6 @@
 
 export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_TIMING_CAP=1
 
-# kernel FILE OP: a program whose loop -O3 vectorizes, with OP in it.
-kernel () {
-  cat >"$1" <<EOF
-#include <stdio.h>
-#include <stdlib.h>
-static void
-kernel(float *restrict a, const float *restrict b, int n, int reps)
-{
-    for (int r = 0; r < reps; r++)
-        for (int i = 0; i < n; i++)
-            a[i] = a[i] $2 0.5f + b[i];
-}
-int main(void)
-{
-    int n, reps;
-    if (scanf("%d %d", &n, &reps) != 2) return 1;
-    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-    for (int i = 0; i < n; i++) b[i] = (float)(i % 5);
-    kernel(a, b, n, reps);
-    double s = 0;
-    for (int i = 0; i < n; i++) s += a[i];
-    printf("%.9e\n", s);
-    return 0;
-}
-EOF
-}
-
 # check_lines ERR TARGETS...: each line naming maxcode is one whole
 # progress line of one of TARGETS, and each target has its start line,
 # its three candidates in order and its last line.
@@ -79,7 +52,8 @@ EOP
 
 test_expect_success 'four searches under make -j4: whole lines, each its target' '
   mkdir -p par/t && cd par &&
-  kernel a.c "*" && kernel b.c "+" && kernel c.c "-" && kernel d.c "/" &&
+  vector_kernel a.c "*" && vector_kernel b.c "+" &&
+  vector_kernel c.c "-" && vector_kernel d.c "/" &&
   echo "2000 100" >t/a.in && echo "3000 50" >t/b.in &&
   {
     printf "load %s\nCFLAGS = -O2\nall: pa pb pc pd\n" "$PLUGIN" &&
