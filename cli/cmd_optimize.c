@@ -465,7 +465,8 @@ struct run {
     struct mc_eval ev;          /* the executor, with the baseline */
     int ev_ok, searchable;
     struct mc_search search;
-    int search_ok;
+    int search_ok;              /* SEARCH is set up (and to release) */
+    int search_failed;          /* it stopped on an error */
     const struct mc_search_node *best; /* the confirmed winner, or NULL */
     struct outcome oc;
     struct mc_stats d;          /* the counters this run adds */
@@ -925,6 +926,7 @@ run_search(struct run *r)
     if (err.code || mc_search_run(s, &err)) {
         snprintf(r->why, sizeof(r->why), "the search failed: %s", err.msg);
         r->reason = r->why;
+        r->search_failed = 1;
     } else if (s->final_speedup <= 0 && s->endpoint_failed && !s->n) {
         snprintf(r->why, sizeof(r->why), "%s", s->reason.s);
         r->reason = r->why;
@@ -993,9 +995,15 @@ count_outcome(struct run *r, double seconds)
         r->d.n[MC_STAT_OPTIMIZED] = r->best != NULL;
     }
     if (!r->best && (!r->benign || no_device)) {
+        enum mc_stat why = mc_fallback_reason_of(
+            r->search_ok ? &r->search : NULL, no_device);
+
+        /* A search that stopped on an error found no answer, rather
+         * than no speedup. */
+        if (r->search_failed && why == MC_STAT_FALLBACK_NO_SPEEDUP)
+            why = MC_STAT_FALLBACK_OTHER;
         r->d.n[MC_STAT_FALLBACKS] = 1;
-        r->d.n[mc_fallback_reason_of(r->search_ok ? &r->search : NULL,
-                                     no_device)] = 1;
+        r->d.n[why] = 1;
     }
     r->d.n[MC_STAT_SEARCH_MS] = (unsigned long long)(seconds * 1000 + 0.5);
 }

@@ -77,14 +77,17 @@ starts_char(char c)
 
 /*
  * Append S to B, at most MAX columns of it (SIZE_MAX: all), a character
- * a column, with each control character made a space (tabs and
- * newlines) or '?', and pad it with spaces to MIN columns. A cut string
+ * a column, with each control character (C0, DEL, C1) made a space
+ * (tabs and newlines) or '?', and pad it with spaces to MIN columns. A cut string
  * ends in '~' to show that it was cut.
  */
 static void
 add_cell(struct mc_buf *b, const char *s, size_t min, size_t max)
 {
     size_t cols = 0, i;
+
+    if (!s)
+        s = ""; /* a buffer that ran out of memory */
 
     for (i = 0; s[i]; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -98,6 +101,11 @@ add_cell(struct mc_buf *b, const char *s, size_t min, size_t max)
             mc_buf_addc(b, ' ');
         else if (c < 0x20 || c == 0x7f)
             mc_buf_addc(b, '?');
+        else if (c == 0xc2 && (unsigned char)s[i + 1] >= 0x80 &&
+                 (unsigned char)s[i + 1] <= 0x9f) {
+            mc_buf_addc(b, '?'); /* a C1 control (U+0080-U+009F) */
+            i++;
+        }
         else
             mc_buf_addc(b, (char)c);
     }

@@ -107,6 +107,7 @@ print_table(const struct mc_stats *s, const char *dir, const char *remote)
     const unsigned long long *n = s->n;
     double lookups = (double)(n[MC_STAT_HITS] + n[MC_STAT_MISSES]);
     double outcomes = (double)(n[MC_STAT_OPTIMIZED] + n[MC_STAT_FALLBACKS]);
+    unsigned long long told = 0;
     char v[32];
     size_t k;
 
@@ -118,8 +119,15 @@ print_table(const struct mc_stats *s, const char *dir, const char *remote)
     count_row(0, "Outcomes:", (unsigned long long)outcomes, 0);
     count_row(2, "Optimized:", n[MC_STAT_OPTIMIZED], outcomes);
     count_row(2, "Fallbacks:", n[MC_STAT_FALLBACKS], outcomes);
-    for (k = 0; k < MC_ARRAY_SIZE(reasons); k++)
+    for (k = 0; k < MC_ARRAY_SIZE(reasons); k++) {
         count_row(4, reasons[k].label, n[reasons[k].stat],
+                  (double)n[MC_STAT_FALLBACKS]);
+        told += n[reasons[k].stat];
+    }
+    /* Counted by a version that kept no reasons (or after a --zero of
+     * an older one): said, so that the rows still add up. */
+    if (told < n[MC_STAT_FALLBACKS])
+        count_row(4, "Reason not recorded:", n[MC_STAT_FALLBACKS] - told,
                   (double)n[MC_STAT_FALLBACKS]);
     count_row(0, "Searches:", n[MC_STAT_SEARCHES], 0);
     count_row(2, "Candidates evaluated:", n[MC_STAT_CANDIDATES], 0);

@@ -10,6 +10,7 @@
 
 #define MAX_SECRETS 8 /* registered secrets remembered */
 #define MIN_SECRET  4 /* shorter ones would mask ordinary words */
+#define MAX_LINE    4000 /* bytes of a line: one atomic write to a pipe */
 
 static enum mc_log_level current_level = MC_LOG_NORMAL;
 static mc_log_sink_fn current_sink;
@@ -130,6 +131,37 @@ write_line(struct mc_buf *line)
                                 "stderr", NULL);
 }
 
+/*
+ * Make each control character of B but newline and tab a '?': a line can
+ * quote a model's critique, a compiler's output or a cache entry's text,
+ * and an escape sequence in it must not reach the user's terminal. C1
+ * controls, U+0080 to U+009F (UTF-8 0xc2 0x80-0x9f), count too. Then
+ * cut B to MAX_LINE bytes, so that a line stays one atomic write to a
+ * pipe (PIPE_BUF is at least 4096).
+ */
+static void
+clean_line(struct mc_buf *b)
+{
+    size_t i;
+
+    for (i = 0; i < b->len; i++) {
+        unsigned char c = (unsigned char)b->s[i];
+
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            b->s[i] = '?';
+        else if (c == 0xc2 && i + 1 < b->len &&
+                 (unsigned char)b->s[i + 1] >= 0x80 &&
+                 (unsigned char)b->s[i + 1] <= 0x9f)
+            b->s[i] = b->s[i + 1] = '?';
+    }
+    if (b->len > MAX_LINE) {
+        b->len = MAX_LINE;
+        while (b->len && ((unsigned char)b->s[b->len] & 0xc0) == 0x80)
+            b->len--; /* not in the middle of a character */
+        b->s[b->len] = '\0';
+    }
+}
+
 void
 mc_vlog(enum mc_log_msg kind, const char *fmt, va_list ap)
 {
@@ -142,6 +174,7 @@ mc_vlog(enum mc_log_msg kind, const char *fmt, va_list ap)
     mc_buf_rtrim(&line);
     if (mc_buf_status(&line) == MC_OK) {
         mc_log_mask_secrets(&line);
+        clean_line(&line);
         if (current_sink)
             current_sink(kind, line.s, current_ctx);
         else

@@ -12,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+/* The largest figure read from a manifest (see num_member). */
+#define NUM_MAX 1e12
+
 /* ---- the model ---- */
 
 void
@@ -64,13 +67,19 @@ dup_member(const cJSON *o, const char *name)
     return mc_strdup(cJSON_IsString(v) ? v->valuestring : "");
 }
 
-/* Member NAME of O as a number, or DFLT when it is not one. */
+/* Member NAME of O as a number, or DFLT when it is not one in [0,
+ * NUM_MAX]: every figure the report reads is a count, a time or a
+ * speedup, and an entry from another machine may hold inf or -1e300,
+ * which must not reach a cast to an integer or the plot's scale. */
 static double
 num_member(const cJSON *o, const char *name, double dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
 
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+                   v->valuedouble <= NUM_MAX
+               ? v->valuedouble
+               : dflt;
 }
 
 /* The confirmed speedup's interval of manifest M into T, when M has
@@ -87,7 +96,7 @@ read_interval(const cJSON *m, struct mc_report_target *t)
         t->low = cJSON_GetArrayItem(a, 0)->valuedouble;
         t->high = cJSON_GetArrayItem(a, 1)->valuedouble;
     }
-    if (!(t->low > 0 && t->high >= t->low))
+    if (!(t->low > 0 && t->high >= t->low && t->high <= NUM_MAX))
         t->low = t->high = -1;
 }
 

@@ -19,6 +19,9 @@
 
 #include <math.h>
 
+/* Bytes of a critique a progress line shows (the manifest has it all). */
+#define NOTE_MAX 300
+
 /* ---- nodes ---- */
 
 void
@@ -418,6 +421,21 @@ progress_clock(const struct mc_search *s, size_t i, char *out, size_t cap)
     snprintf(out, cap, "[%s, ~%s left]", a, b);
 }
 
+/* The bytes of NOTE's first line that a progress line shows: up to
+ * NOTE_MAX, cut before a character, never inside one. */
+static int
+note_len(const char *note)
+{
+    size_t n = strcspn(note, "\n");
+
+    if (n > NOTE_MAX) {
+        n = NOTE_MAX;
+        while (n && ((unsigned char)note[n] & 0xc0) == 0x80)
+            n--;
+    }
+    return (int)n;
+}
+
 /* Node I is complete: the best so far, the journal, the progress line. */
 static void
 settle(struct mc_search *s, size_t i)
@@ -427,7 +445,9 @@ settle(struct mc_search *s, size_t i)
     const char *note = nd->critique && *nd->critique ? nd->critique
                        : nd->detail                  ? nd->detail
                                                      : "";
-    int len = (int)strcspn(note, "\n");
+    /* Its first line, at most NOTE_MAX bytes: the rest is in the
+     * manifest, and a progress line must stay short. */
+    int len = note_len(note);
     struct mc_usage u = MC_USAGE_INIT, v = MC_USAGE_INIT;
     int costs = s->prop->cost && s->prop->cost(s, &u);
     int vcosts = s->valuer && s->valuer->cost &&
@@ -645,12 +665,10 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
         rc = run_round(s, start, &stop, err);
     }
     s->loop_s = mc_spawn_clock() - start;
-    if (rc)
-        return rc;
     min_speedup = atof(mc_target_get(s->t, MC_OPT_MIN_SPEEDUP));
-    if (s->best < 0) {
+    if (!rc && s->best < 0) {
         no_winner(s, min_speedup);
-    } else {
+    } else if (!rc) {
         rc = confirm(s, min_speedup, err);
         if (!rc && s->final_speedup > 0 && s->prop->settled)
             s->prop->settled(s);

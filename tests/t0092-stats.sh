@@ -138,6 +138,7 @@ test_expect_success 'a stats file of an older maxcode reads' '
   table_row old.txt "Hits:" "3   75.00 %" &&
   table_row old.txt "Misses:" "1   25.00 %" &&
   table_row old.txt "Fallbacks:" "1  100.00 %" &&
+  table_row old.txt "Reason not recorded:" "1  100.00 %" &&
   contains old.txt "Cache directory:" && contains old.txt "$PWD/old"
 '
 

@@ -19,11 +19,11 @@ err, targets = sys.argv[1], sys.argv[2:]
 t = "(" + "|".join(re.escape(x) for x in targets) + ")"
 forms = [
     ("start", t + r": searching: budget 3, strategy flat, proposer builtin$"),
-    ("cand", t + r" \[([1-3])/3\] (correct [0-9.]+x|[a-z ]+) "
+    ("cand", t + r" \[([1-3])/3\] (correct [0-9.]+x|[a-z -]+) "
              r"\(best [0-9.]+x; f_r [0-4] u_t [0-9.]+\) "
-             r"\[[0-9]+s(, ~[0-9]+s left)?\](: .*)?$"),
+             r"\[[0-9hms]+(, ~[0-9hms]+ left)?\](: .*)?$"),
     ("end", t + r": (optimized: kept .+, [0-9.]+x confirmed \(interval "
-            r"[0-9.]+x-[0-9.]+x\)|keeping the original \(.+\)); [0-9]+s, "
+            r"[0-9.]+x-[0-9.]+x\)|keeping the original \(.+\)); [0-9hms]+, "
             r"3 candidates, 0 model requests, 0 tokens, cost 0\.0000$"),
 ]
 seen = {x: [] for x in targets}

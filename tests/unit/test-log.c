@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * test-log.c: log levels and secret masking.
+ * test-log.c: log levels, secret masking, and lines cleaned of control
+ * characters and cut short enough to stay one write.
  */
 #include "mc_setup.h"
 #include "buf.h"
 #include "log.h"
 #include "tap.h"
 
-static char last[512];
+static char last[8192];
 static int lines;
 
 static void
@@ -83,11 +84,30 @@ test_log__mask_one_secret(void)
     mc_buf_release(&b);
 }
 
+static void
+test_log__control_characters_and_length(void)
+{
+    static char big[6000];
+
+    mc_log_set_sink(sink, NULL);
+    mc_log_set_level(MC_LOG_NORMAL);
+    mc_info("a\033[2Jb\rc\x7f\xc2\x9b" "d\te\xc3\xa9");
+    is_str(last, "maxcode: a?[2Jb?c???d\te\xc3\xa9",
+           "ESC, CR, DEL and a C1 control become '?'; tab and UTF-8 stay");
+    memset(big, 'x', sizeof(big) - 3);
+    memcpy(big + 3990, "\xc3\xa9", 2); /* bytes 3999 and 4000 */
+    mc_info("%s", big);
+    ok(strlen(last) <= 4000, "a long line is cut to 4000 bytes");
+    ok(strlen(last) == 9 + 3990, "and not inside a character");
+    mc_log_set_sink(NULL, NULL);
+}
+
 int
 main(void)
 {
     TAP_RUN(test_log__levels);
     TAP_RUN(test_log__secrets_are_masked);
     TAP_RUN(test_log__mask_one_secret);
+    TAP_RUN(test_log__control_characters_and_length);
     return tap_done();
 }
