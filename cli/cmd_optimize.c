@@ -303,6 +303,8 @@ manifest_trajectory(cJSON *m, const struct mc_search *s)
         cJSON_AddNumberToObject(e, "ut", nd->ut);
         if (nd->value >= 0)
             cJSON_AddNumberToObject(e, "value", nd->value);
+        if (nd->duplicate_of >= 0)
+            cJSON_AddNumberToObject(e, "duplicate_of", nd->duplicate_of);
         cJSON_AddStringToObject(e, "critique",
                                 nd->critique ? nd->critique : "");
         cJSON_AddItemToArray(a, e);

@@ -101,6 +101,8 @@ mc_journal_node_json(const struct mc_search_node *nd)
     if (nd->value >= 0)
         cJSON_AddNumberToObject(o, "value", nd->value);
     cJSON_AddStringToObject(o, "detail", nd->detail ? nd->detail : "");
+    if (nd->duplicate_of >= 0)
+        cJSON_AddNumberToObject(o, "duplicate_of", nd->duplicate_of);
     cJSON_AddStringToObject(o, "critique", nd->critique ? nd->critique : "");
     cJSON_AddStringToObject(o, "code", nd->code.s ? nd->code.s : "");
     return o;
@@ -207,6 +209,7 @@ mc_journal_node_parse(const cJSON *o, struct mc_search_node *nd)
     nd->label = mc_strdup(jstr(o, "label"));
     nd->detail = mc_strdup(jstr(o, "detail"));
     nd->critique = mc_strdup(jstr(o, "critique"));
+    nd->duplicate_of = (int)jnum_in(o, "duplicate_of", -1, INT_MAX, -1);
     if (!nd->label || !nd->detail || !nd->critique ||
         mc_buf_adds(&nd->code, jstr(o, "code")))
         return MC_ENOMEM;
@@ -247,6 +250,8 @@ add_node(struct mc_journal_log *log, const cJSON *o)
     rc = mc_journal_node_parse(o, nd);
     if (nd->parent >= (int)log->n - 1)
         nd->parent = -1;
+    if (nd->duplicate_of >= (int)log->n - 1)
+        nd->duplicate_of = -1;
     if (!rc)
         rc = mc_usage_read(&log->usage,
                            cJSON_GetObjectItemCaseSensitive(o, "usage"));
@@ -400,6 +405,8 @@ trajectory_node(const cJSON *o, struct mc_trajectory *t)
         return MC_ENOMEM;
     if (nd->parent >= (int)t->n - 1 || nd->parent < -1)
         nd->parent = -1;
+    if (nd->duplicate_of >= (int)t->n - 1)
+        nd->duplicate_of = -1;
     nd->depth = nd->parent >= 0 ? t->nodes[nd->parent].depth + 1 : 1;
     /* u_t is the path's: rebuilt from the parent's, never trusted. */
     nd->ut = fmax(nd->parent >= 0 ? t->nodes[nd->parent].ut : 0,

@@ -17,6 +17,7 @@
 #include "strategy.h"
 #include "value.h"
 
+#include <ctype.h>
 #include <math.h>
 
 /* Bytes of a critique a progress line shows (the manifest has it all). */
@@ -31,6 +32,7 @@ mc_search_node_init(struct mc_search_node *nd)
     mc_buf_init(&nd->code);
     nd->parent = -1;
     nd->value = -1;
+    nd->duplicate_of = -1;
 }
 
 void
@@ -356,12 +358,79 @@ judge(struct mc_search *s, size_t i, int sanitize, struct mc_err *err)
     return MC_OK;
 }
 
+/* Whether A and B are the same text but for whitespace: each run of
+ * spaces, tabs and newlines is one separator, and none counts at either
+ * end. */
+static int
+same_but_space(const char *a, const char *b)
+{
+    for (;;) {
+        int sa = 0, sb = 0;
+
+        for (; isspace((unsigned char)*a); a++)
+            sa = 1;
+        for (; isspace((unsigned char)*b); b++)
+            sb = 1;
+        if (!*a || !*b)
+            return !*a && !*b;
+        if (sa != sb || *a != *b)
+            return 0;
+        a++;
+        b++;
+    }
+}
+
+/* The first judged node before I whose code is node I's but for
+ * whitespace, or -1. */
+static int
+earlier_same(const struct mc_search *s, size_t i)
+{
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (s->nodes[j].verdict != MC_VERDICT_REJECTED &&
+            s->nodes[j].duplicate_of < 0 && s->nodes[j].code.s &&
+            same_but_space(s->nodes[j].code.s, s->nodes[i].code.s))
+            return (int)j;
+    return -1;
+}
+
+/* Node I repeats node J's code: it takes J's judgement, built and run
+ * once, and is marked so. Judging the same code again would only add
+ * the machine's noise to the search (the model was paid for it, so it
+ * still counts against the budget). */
+static enum mc_code
+take_duplicate(struct mc_search *s, size_t i, int j, struct mc_err *err)
+{
+    struct mc_search_node *nd = &s->nodes[i];
+    const struct mc_search_node *o = &s->nodes[j];
+    struct mc_buf why = MC_BUF_INIT;
+
+    count_candidate(s);
+    nd->duplicate_of = j;
+    nd->verdict = o->verdict;
+    nd->correct = o->correct;
+    nd->compile_error = o->compile_error;
+    nd->confirmed = o->confirmed;
+    nd->speedup = o->speedup;
+    set_reward(s, nd);
+    mc_buf_addf(&why, "the same code as candidate %d (but for whitespace): "
+                "its judgement, not built or run again%s%s", j + 1,
+                o->detail && *o->detail ? "; " : "",
+                o->detail ? o->detail : "");
+    mc_free(nd->detail);
+    nd->detail = mc_buf_detach(&why, NULL);
+    return nd->detail ? MC_OK : mc_err_set(err, MC_ENOMEM, "out of memory");
+}
+
 /* Proposal P becomes the last node, judged; a rejected one (no code) is
- * counted and not run. */
+ * counted and not run, and one that repeats an earlier node's code
+ * takes that node's judgement. */
 static enum mc_code
 take(struct mc_search *s, struct mc_proposal *p, struct mc_err *err)
 {
     struct mc_search_node *nd = add_node(s, p);
+    int same;
 
     if (!nd)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -370,6 +439,8 @@ take(struct mc_search *s, struct mc_proposal *p, struct mc_err *err)
         set_reward(s, nd);
         return MC_OK;
     }
+    if (!p->sanitize && (same = earlier_same(s, s->n - 1)) >= 0)
+        return take_duplicate(s, s->n - 1, same, err);
     return judge(s, s->n - 1,
                  p->sanitize ||
                      !strcmp(mc_target_get(s->t, MC_OPT_SANITIZE), "1"),

@@ -54,6 +54,9 @@ struct mc_search_node {
     double speedup, reward, u;
     int fr;                   /* f_r, the reward bin */
     double ut, value;         /* binned u; the value model's, or -1 */
+    int duplicate_of;         /* the earlier node with this code but for
+                               * whitespace, whose judgement it took
+                               * without a build or a run; or -1 */
     char *detail, *critique;
 };
 
