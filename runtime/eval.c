@@ -1789,6 +1789,7 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
          * part in 10^4: the environment's size moves it by a few). */
         t->confirmed = t->promoted && fabs(ci2 - ci) <= COUNT_NOISE * ci;
         t->confirmed_speedup = t->confirmed ? t->median : 0;
+        t->confirmed_low = t->confirmed_high = t->confirmed_speedup;
         t->done = 1;
         goto out;
     }
@@ -1823,7 +1824,14 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
         if (rc)
             goto out;
         t->confirmed = promoted && !failed;
-        t->confirmed_speedup = t->confirmed ? again.median : 0;
+        if (t->confirmed) {
+            /* The headline is the worse of the two rounds, taken apart
+             * in time, and its interval spans both: a figure the next
+             * measurement should not fall below. */
+            t->confirmed_speedup = fmin(t->median, again.median);
+            t->confirmed_low = fmin(t->ci_low, again.ci_low);
+            t->confirmed_high = fmax(t->ci_high, again.ci_high);
+        }
     }
 out:
     t->end = wall_now();

@@ -56,7 +56,8 @@ struct mc_timing {
     double orig_spread, cand_spread; /* (p90 - p10) / median */
     int promoted;        /* beyond the noise and >= min-speedup */
     int confirmed;       /* promoted again in a fresh round */
-    double confirmed_speedup;
+    double confirmed_speedup; /* the worse of the two rounds' medians */
+    double confirmed_low, confirmed_high; /* both rounds' intervals */
     double start, end;   /* wall clock of the timing phase */
 };
 

@@ -700,8 +700,8 @@ confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
     if (fb.correct && fb.timing.confirmed &&
         fb.timing.confirmed_speedup >= min_speedup) {
         s->final_speedup = fb.timing.confirmed_speedup;
-        s->final_low = fb.timing.ci_low;
-        s->final_high = fb.timing.ci_high;
+        s->final_low = fb.timing.confirmed_low;
+        s->final_high = fb.timing.confirmed_high;
     } else
         mc_buf_addf(&s->reason, "the best variant (%s, %.2fx) did not "
                     "hold in the final confirmation (%s, %.2fx)", b->label,
