@@ -379,14 +379,10 @@ top_logprobs(const cJSON *c0, struct mc_llm_resp *r)
     cJSON_free(text);
 }
 
-/*
- * Read the answer BODY (LEN bytes) of a 200 to request Q into R.
- * Returns 0 when the body is an answer (usable or not: R says), -1 when
- * it is not JSON of the expected shape (worth a retry).
- */
-static int
-parse_answer(const struct mc_llm *l, const struct mc_llm_req *q,
-             const char *body, size_t len, struct mc_llm_resp *r)
+/* Declared in llm.h (for the fuzz target), called only from here. */
+int
+mc_llm_parse_answer(const struct mc_llm *l, const struct mc_llm_req *q,
+                    const char *body, size_t len, struct mc_llm_resp *r)
 {
     cJSON *o = cJSON_ParseWithLength(body, len);
     const cJSON *usage, *v;
@@ -745,7 +741,7 @@ finish(struct mc_llm *l, const struct mc_llm_req *q, struct xfer *x,
             retry = 1;
         }
     } else if (status == 200) {
-        if (parse_answer(l, q, x->answer.s, x->answer.len, r)) {
+        if (mc_llm_parse_answer(l, q, x->answer.s, x->answer.len, r)) {
             mc_buf_adds(&r->error, "the answer is not the expected JSON");
             r->status = 0;
             retry = 1;
@@ -799,7 +795,7 @@ replay_one(struct mc_llm *l, const struct mc_llm_req *req, struct xfer *x,
     if (replay_find(l, req, x->hex, &x->answer)) {
         mc_buf_addf(&r->error, "no recorded exchange for this request in "
                     "'%s'", l->replay_dir);
-    } else if (parse_answer(l, req, x->answer.s, x->answer.len, r)) {
+    } else if (mc_llm_parse_answer(l, req, x->answer.s, x->answer.len, r)) {
         mc_buf_adds(&r->error, "the recorded answer is not JSON");
     } else {
         r->status = 200;

@@ -140,6 +140,17 @@ void mc_llm_resp_release(struct mc_llm_resp *r);
 void mc_llm_run(struct mc_llm *l, const struct mc_llm_req *reqs, size_t n,
                 struct mc_llm_resp *resps);
 
+/*
+ * Read the answer BODY (LEN bytes) of a 200 to request Q into R, as L's
+ * API shapes it (L's api and max_answer_tokens are all it reads).
+ * Returns 0 when the body is an answer (usable or not: R says), -1 when
+ * it is not JSON of the expected shape (worth a retry). Internal: only
+ * mc_llm_run() and the fuzz target tests/fuzz/fuzz-llm.c call it.
+ */
+int mc_llm_parse_answer(const struct mc_llm *l, const struct mc_llm_req *q,
+                        const char *body, size_t len,
+                        struct mc_llm_resp *r);
+
 /* The usage of MODEL (zeros when it has none). */
 struct mc_llm_usage mc_llm_usage_of(const struct mc_llm *l,
                                     const char *model);
