@@ -246,6 +246,7 @@ static size_t memo_n, memo_cap;
 static const struct include_memo *
 include_hash(const char *path)
 {
+    struct stat st;
     size_t i;
 
     for (i = 0; i < memo_n; i++)
@@ -262,7 +263,10 @@ include_hash(const char *path)
     memo[memo_n].path = mc_strdup(path);
     if (!memo[memo_n].path)
         return NULL;
-    memo[memo_n].ok = mc_hash_file_hex(path, memo[memo_n].hex, NULL) == 0;
+    /* Only a regular file: an entry from a shared or remote cache may
+     * name /dev/zero or a FIFO, whose reading would never end. */
+    memo[memo_n].ok = !stat(path, &st) && S_ISREG(st.st_mode) &&
+                      mc_hash_file_hex(path, memo[memo_n].hex, NULL) == 0;
     return &memo[memo_n++];
 }
 

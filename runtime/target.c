@@ -751,7 +751,10 @@ mc_target_parse_marked(struct mc_target *t, const char *source,
         if (mc_strv_push(&all, args[j]))
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     if (rc) {
+        /* BASE moves into T whatever the outcome, as target.h says. */
         memset(t, 0, sizeof(*t));
+        t->conf = *base;
+        memset(base, 0, sizeof(*base));
         mc_buf_release(&text);
     } else {
         rc = mc_target_parse(t, source, all.v, all.n, base, err);

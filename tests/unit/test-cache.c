@@ -3,7 +3,8 @@
  * test-cache.c: entries round-trip; corruption is caught, counted and
  * removed; counters add up; a stats file of an older maxcode (without
  * the newer counters) still reads and keeps its counts; trimming goes
- * least recently used first.
+ * least recently used first; an include record of a device or a FIFO
+ * is invalid at once.
  */
 #include "mc_setup.h"
 #include "cache.h"
@@ -208,6 +209,28 @@ test_cache__trim_removes_oldest_first(void)
     mc_cache_release(&c);
 }
 
+/* An include record naming a device or a FIFO (a crafted entry from a
+ * shared cache) is invalid at once, not read forever. */
+static void
+test_cache__include_that_is_not_a_file_is_invalid(void)
+{
+    struct mc_buf fifo = MC_BUF_INIT;
+    struct mc_entry e;
+
+    fill(&e, '7', "int x;\n");
+    mc_buf_addf(&e.includes, "%032d /dev/zero\n", 0);
+    ok(!mc_entry_includes_valid(&e), "an include record of /dev/zero is "
+       "invalid");
+    mc_buf_addf(&fifo, "%s/fifo", dir);
+    mc_buf_reset(&e.includes);
+    mc_buf_addf(&e.includes, "%032d %s\n", 0, fifo.s);
+    ok(!mkfifo(fifo.s, 0600) && !mc_entry_includes_valid(&e),
+       "an include record of a FIFO is invalid, without blocking");
+    mc_cache_forget_includes();
+    mc_buf_release(&fifo);
+    mc_entry_release(&e);
+}
+
 int
 main(void)
 {
@@ -223,6 +246,7 @@ main(void)
     TAP_RUN(test_cache__counters_add_and_zero);
     TAP_RUN(test_cache__old_stats_file_reads);
     TAP_RUN(test_cache__trim_removes_oldest_first);
+    TAP_RUN(test_cache__include_that_is_not_a_file_is_invalid);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);

@@ -132,6 +132,31 @@ test_target__bad_options(void)
                "a missing source");
 }
 
+/* The configuration moves into the target on every outcome, an
+ * unreadable SOURCE or a bad pragma included (target.h): a caller that
+ * releases only the target leaks nothing (found by tests/fuzz/fuzz-args). */
+static void
+test_target__conf_moves_on_early_errors(void)
+{
+    const char *sources[] = {"bad.c", "hot.c/x"};
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(sources); i++) {
+        struct mc_err err = MC_ERR_INIT;
+        struct mc_target t;
+        struct mc_conf c;
+
+        mc_conf_init(&c, NULL);
+        ok(mc_target_parse_marked(&t, sources[i], NULL, 0, &c, &err) !=
+               MC_OK,
+           sources[i]);
+        ok(!c.v[MC_SET_BUDGET].value && t.conf.v[MC_SET_BUDGET].value,
+           "the configuration is the target's");
+        mc_target_release(&t);
+        mc_conf_release(&c);
+    }
+}
+
 static void
 test_target__files_ignore_and_ldlibs(void)
 {
@@ -288,6 +313,7 @@ main(void)
     TAP_RUN(test_target__defaults_and_lists);
     TAP_RUN(test_target__key_follows_options_and_flags);
     TAP_RUN(test_target__pragma_options_and_override);
+    TAP_RUN(test_target__conf_moves_on_early_errors);
     TAP_RUN(test_target__bad_options);
     TAP_RUN(test_target__files_ignore_and_ldlibs);
     TAP_RUN(test_target__key_with_text_in_memory);
