@@ -170,7 +170,7 @@ head_matches(const cJSON *o, const struct mc_journal_head *h)
     return !strcmp(jstr(o, "key"), h->key) &&
            !strcmp(jstr(o, "strategy"), h->strategy) &&
            !strcmp(jstr(o, "proposer"), h->proposer) &&
-           (size_t)jnum(o, "budget") == h->budget;
+           jnum(o, "budget") == (double)h->budget; /* no cast of 1e300 */
 }
 
 static enum mc_verdict

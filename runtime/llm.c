@@ -503,7 +503,7 @@ exchange_matches(const struct mc_llm *l, const cJSON *o, const char *api,
     if (!cJSON_IsString(v) || strcmp(v->valuestring, q->model))
         return 0;
     v = cJSON_GetObjectItemCaseSensitive(o, "ordinal");
-    return cJSON_IsNumber(v) && (unsigned long)v->valuedouble == q->ordinal;
+    return cJSON_IsNumber(v) && v->valuedouble == (double)q->ordinal;
 }
 
 /* The recorded answer for Q (hash HEX) into ANSWER: 0, or -1. */

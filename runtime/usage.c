@@ -114,11 +114,16 @@ mc_usage_write(const struct mc_usage *u, cJSON *o)
     return mc_usage_write_models(u, models);
 }
 
+/* A count or a cost: a number in [0, 2^53], else 0. A damaged journal
+ * line must not reach a cast to an integer with -5 or 1e300. */
 static double
 num(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+                   v->valuedouble <= 9007199254740992.0
+               ? v->valuedouble
+               : 0;
 }
 
 static void

@@ -4,7 +4,8 @@
  * written and read back identical; a torn last line (a search killed
  * mid-write) ignored; another search's journal, or none, not resumed;
  * no more node lines than asked for; parents that name no earlier node
- * dropped; the usage object's JSON on its own; and a cache entry's
+ * dropped; a budget and usage counts out of range never cast; the usage object's
+ * JSON on its own; and a cache entry's
  * trajectory read without trusting its numbers.
  */
 #include "mc_setup.h"
@@ -220,6 +221,48 @@ test_journal__another_search_is_not_resumed(void)
     mc_journal_log_release(&log);
 }
 
+/* A header's budget out of size_t's range (a crafted or damaged
+ * journal) matches no search, and usage counts out of range read as 0:
+ * neither is cast (found by tests/fuzz/fuzz-journal under UBSan). */
+static void
+test_journal__numbers_out_of_range(void)
+{
+    static const char *const budgets[] = {"18446744073709551616", "1e300",
+                                          "-1"};
+    struct mc_journal_head zero = head;
+    struct mc_journal_log log;
+    size_t i;
+    FILE *f;
+
+    zero.budget = 0;
+    for (i = 0; i < MC_ARRAY_SIZE(budgets); i++) {
+        f = fopen(path, "w");
+        fprintf(f, "{\"maxcode_journal\":1,\"key\":\"%s\",\"strategy\":"
+                "\"%s\",\"budget\":%s,\"proposer\":\"%s\"}\n"
+                "{\"parent\":-1,\"code\":\"x\"}\n",
+                head.key, head.strategy, budgets[i], head.proposer);
+        fclose(f);
+        mc_journal_log_init(&log);
+        is_long(mc_journal_read(path, &zero, 8, &log, NULL), MC_OK,
+                budgets[i]);
+        ok(!log.matched && log.n == 0, "not this search's");
+        mc_journal_log_release(&log);
+    }
+    /* Usage counts out of range read as 0, never cast. */
+    f = fopen(path, "w");
+    fprintf(f, "{\"maxcode_journal\":1,\"key\":\"%s\",\"strategy\":\"%s\","
+            "\"budget\":8,\"proposer\":\"%s\"}\n{\"parent\":-1,\"usage\":"
+            "{\"requests\":1e300,\"tokens_in\":-5,\"tokens_out\":7}}\n",
+            head.key, head.strategy, head.proposer);
+    fclose(f);
+    mc_journal_log_init(&log);
+    mc_journal_read(path, &head, 8, &log, NULL);
+    ok(log.n == 1 && log.usage.total.requests == 0 &&
+           log.usage.total.tokens_in == 0 && log.usage.total.tokens_out == 7,
+       "usage counts out of range read as 0");
+    mc_journal_log_release(&log);
+}
+
 static void
 test_journal__start_replaces_and_max_cuts(void)
 {
@@ -346,6 +389,7 @@ main(void)
     TAP_RUN(test_journal__round_trip);
     TAP_RUN(test_journal__torn_last_line_is_ignored);
     TAP_RUN(test_journal__another_search_is_not_resumed);
+    TAP_RUN(test_journal__numbers_out_of_range);
     TAP_RUN(test_journal__start_replaces_and_max_cuts);
     TAP_RUN(test_journal__parent_names_an_earlier_node);
     TAP_RUN(test_journal__usage_json);
