@@ -5,7 +5,7 @@
 # with the runtime compiled anew with the same sanitizers (into
 # OUT/libmaxcode-fuzz.a), so that coverage reaches the parsers; the
 # non-instrumented libmaxcode.a is never used. An object is rebuilt when
-# it is older than its source, config.h or any runtime header.
+# it is older than its source, config.h or any runtime or fuzz header.
 #
 #   build.sh OUT SRCDIR 'RUNTIME-SOURCES' NAME...
 #
@@ -42,7 +42,8 @@ rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
 # Whether OBJ is missing or older than SRC, config.h or a header.
 stale() {
     test -f "$1" || return 0
-    test -n "$(find "$2" config.h "$srcdir"/runtime/*.h -newer "$1" \
+    test -n "$(find "$2" config.h "$srcdir"/runtime/*.h \
+        "$srcdir"/tests/fuzz/*.h -newer "$1" \
         2>/dev/null | head -n 1)"
 }
 

@@ -14,21 +14,10 @@
  * Built with `make fuzz` (tests/fuzz/build.sh).
  */
 #include "mc_setup.h"
+#include "fuzz-util.h"
 #include "conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The scratch file's path, made once. */
-static const char *
-scratch(void)
-{
-    static char path[] = "/tmp/mc-fuzz-conf-XXXXXX";
-    static int fd = -1;
-
-    if (fd < 0)
-        fd = mkstemp(path);
-    return fd < 0 ? NULL : path;
-}
 
 /* Whether every value of C that came from PATH is one it accepts. */
 static int
@@ -53,16 +42,12 @@ consistent(const struct mc_conf *c, const char *path)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *path = scratch();
+    const char *path = fuzz_input_file(data, size);
     struct mc_err err = MC_ERR_INIT;
     struct mc_conf c;
     enum mc_code rc;
-    FILE *f;
 
-    if (!path || mc_conf_init(&c, &err))
-        abort();
-    f = fopen(path, "w");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+    if (mc_conf_init(&c, &err))
         abort();
     rc = mc_conf_read_file(&c, path, MC_FROM_PROJECT, &err);
     if (rc != MC_OK &&

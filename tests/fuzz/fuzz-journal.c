@@ -15,40 +15,23 @@
  * Built with `make fuzz` (tests/fuzz/build.sh).
  */
 #include "mc_setup.h"
+#include "fuzz-util.h"
 #include "journal.h"
 
 #define MAX_NODES 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The scratch file's path, made once. */
-static const char *
-scratch(void)
-{
-    static char path[] = "/tmp/mc-fuzz-journal-XXXXXX";
-    static int fd = -1;
-
-    if (fd < 0)
-        fd = mkstemp(path);
-    return fd < 0 ? NULL : path;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const struct mc_journal_head h = {"k", "beam", "llm", 8};
-    const char *path = scratch();
+    const char *path = fuzz_input_file(data, size);
     struct mc_err err = MC_ERR_INIT;
     struct mc_journal_log log;
     enum mc_code rc;
     size_t i;
-    FILE *f;
 
-    if (!path)
-        abort();
-    f = fopen(path, "w");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f))
-        abort();
     mc_journal_log_init(&log);
     rc = mc_journal_read(path, &h, MAX_NODES, &log, &err);
     if (rc != MC_OK && (err.code != rc || !err.msg[0]))
