@@ -171,7 +171,7 @@ interval_end(const cJSON *m, int i)
     const cJSON *v = cJSON_GetArraySize(ci) == 2 ? cJSON_GetArrayItem(ci, i)
                                                  : NULL;
 
-    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+    return v && cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
 /* The speedup line: the confirmed speedup, its 99% interval when the
