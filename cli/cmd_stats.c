@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "conf.h"
 #include "log.h"
+#include "report.h"
 
 #include <cjson/cJSON.h>
 
@@ -45,16 +46,10 @@ count_row(int indent, const char *label, unsigned long long n, double whole)
 static void
 duration(unsigned long long ms, char *out, size_t cap)
 {
-    unsigned long long s = ms / 1000;
-
     if (ms < 1000)
         snprintf(out, cap, "%llu ms", ms);
-    else if (s < 60)
-        snprintf(out, cap, "%.1f s", (double)ms / 1000);
-    else if (s < 3600)
-        snprintf(out, cap, "%llu min %02llu s", s / 60, s % 60);
     else
-        snprintf(out, cap, "%llu h %02llu min", s / 3600, s / 60 % 60);
+        mc_report_duration((double)ms / 1000, out, cap);
 }
 
 /* The reasons a fallback keeps the original, in the table's order. */

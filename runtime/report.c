@@ -327,19 +327,30 @@ page_head(const struct mc_report *r, struct mc_buf *b)
                 r->generated, PACKAGE_VERSION);
 }
 
-/* A duration of S seconds, in words that fit a table cell. */
+void
+mc_report_duration(double s, char *out, size_t cap)
+{
+    if (s < 60)
+        snprintf(out, cap, "%.1f s", s);
+    else if (s < 3600)
+        snprintf(out, cap, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(out, cap, "%lld h %02lld min", (long long)(s / 3600),
+                 (long long)(s / 60) % 60);
+}
+
+/* A duration of S seconds (< 0: unknown) in a table cell. */
 static void
 add_duration(struct mc_buf *b, double s)
 {
-    if (s < 0)
+    char text[48];
+
+    if (s < 0) {
         mc_buf_adds(b, "&mdash;");
-    else if (s < 60)
-        mc_buf_addf(b, "%.1f s", s);
-    else if (s < 3600)
-        mc_buf_addf(b, "%d min %02d s", (int)(s / 60), (int)s % 60);
-    else
-        mc_buf_addf(b, "%d h %02d min", (int)(s / 3600),
-                    (int)(s / 60) % 60);
+        return;
+    }
+    mc_report_duration(s, text, sizeof(text));
+    mc_buf_adds(b, text);
 }
 
 /* What R's targets add up to. */

@@ -94,4 +94,8 @@ enum mc_code mc_report_target_html(const struct mc_report_target *t,
 enum mc_code mc_report_plot(const struct mc_report_target *t,
                             struct mc_buf *out);
 
+/* S seconds (>= 0) in words that fit a table cell, in CAP bytes of
+ * OUT: "38.3 s", "1 min 18 s", "2 h 05 min" (also maxcode stats'). */
+void mc_report_duration(double s, char *out, size_t cap);
+
 #endif /* MC_REPORT_H */
