@@ -464,6 +464,138 @@ check_posint(const struct optdef *d, const char *value, struct mc_err *err)
                       "number > 0", d->name, value);
 }
 
+/* The most nodes an ignore= expression may expand to, and its longest
+ * text: the C library compiles a repetition by copying what it repeats,
+ * so "((a+)+)+..." or nested {1,255} bounds grow exponentially and can
+ * take gigabytes inside make (the fuzzer found one). */
+#define REGEX_MAX_COST 4096
+#define REGEX_MAX_LEN  512
+
+static size_t regex_alt_cost(const char **p, int depth);
+
+/* Saturating A * B and A + B, at REGEX_MAX_COST + 1. */
+static size_t
+cost_mul(size_t a, size_t b)
+{
+    return a && b > (REGEX_MAX_COST + 1) / a ? REGEX_MAX_COST + 1 : a * b;
+}
+
+static size_t
+cost_add(size_t a, size_t b)
+{
+    return a + b > REGEX_MAX_COST ? REGEX_MAX_COST + 1 : a + b;
+}
+
+/* The factor of the repetition at *P ("*", "?", "+", "{N}", "{N,}",
+ * "{N,M}"), advancing *P past it; 0 when *P holds none. */
+static size_t
+regex_repeat(const char **p)
+{
+    const char *s = *p;
+    unsigned long lo, hi;
+    char *end;
+
+    if (*s == '*' || *s == '?') {
+        *p = s + 1;
+        return 1;
+    }
+    if (*s == '+') {
+        *p = s + 1;
+        return 2;
+    }
+    if (*s != '{' || !isdigit((unsigned char)s[1]))
+        return 0;
+    lo = strtoul(s + 1, &end, 10);
+    hi = lo;
+    if (*end == ',') {
+        hi = lo + 1;
+        if (isdigit((unsigned char)end[1]))
+            hi = strtoul(end + 1, &end, 10);
+        else
+            end++;
+    }
+    if (*end != '}')
+        return 0;
+    *p = end + 1;
+    return hi > REGEX_MAX_COST ? REGEX_MAX_COST + 1 : (hi ? hi : 1);
+}
+
+/* The cost of one atom at *P (a character, an escape, a bracket
+ * expression or a group), advancing *P past it. */
+static size_t
+regex_atom_cost(const char **p, int depth)
+{
+    const char *s = *p;
+    size_t c = 1;
+
+    if (*s == '\\' && s[1]) {
+        s += 2;
+    } else if (*s == '[') {
+        s++;
+        if (*s == '^')
+            s++;
+        if (*s == ']')
+            s++;
+        while (*s && *s != ']') {
+            if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+                const char *close = strchr(s + 2, s[1]);
+                s = close && close[1] == ']' ? close + 2 : s + 1;
+            } else {
+                s++;
+            }
+        }
+        if (*s)
+            s++;
+    } else if (*s == '(') {
+        s++;
+        c = depth > 32 ? REGEX_MAX_COST + 1 : regex_alt_cost(&s, depth + 1);
+        if (*s == ')')
+            s++;
+    } else {
+        s++;
+    }
+    *p = s;
+    return c;
+}
+
+/* The cost of alternatives up to an unmatched ')' or the end. */
+static size_t
+regex_alt_cost(const char **p, int depth)
+{
+    size_t total = 0, f;
+
+    while (**p && **p != ')') {
+        size_t c;
+
+        if (**p == '|') {
+            (*p)++;
+            continue;
+        }
+        c = regex_atom_cost(p, depth);
+        while ((f = regex_repeat(p)))
+            c = cost_mul(c, f);
+        total = cost_add(total, c);
+    }
+    return total;
+}
+
+/* Whether the C library may compile REGEX within bounds. */
+static int
+regex_bounded(const char *regex)
+{
+    const char *p = regex;
+    size_t c = 0;
+
+    if (strlen(regex) > REGEX_MAX_LEN)
+        return 0;
+    while (*p) {
+        c = cost_add(c, regex_alt_cost(&p, 0));
+        if (*p == ')')
+            p++;
+    }
+    return c <= REGEX_MAX_COST;
+}
+
 /* ignore=REGEX, compiled into T->ignore. */
 static enum mc_code
 check_regex(struct mc_target *t, const char *value, struct mc_err *err)
@@ -475,6 +607,13 @@ check_regex(struct mc_target *t, const char *value, struct mc_err *err)
         return mc_err_set(err, MC_EINVAL, "option 'ignore' is empty: "
                           "give a regular expression such as "
                           "'^elapsed: '");
+    if (!regex_bounded(value))
+        return mc_err_set(err, MC_EINVAL, "option 'ignore=%.60s%s': too "
+                          "large once its repetitions are expanded (at "
+                          "most %d bytes, and nested repetitions such as "
+                          "'(a+)+' or '(x{1,100}){1,100}' kept small)",
+                          value, strlen(value) > 60 ? "..." : "",
+                          REGEX_MAX_LEN);
     t->ignore = mc_malloc(sizeof(*t->ignore));
     if (!t->ignore)
         return mc_err_set(err, MC_ENOMEM, "out of memory");

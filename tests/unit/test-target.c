@@ -165,6 +165,12 @@ test_target__files_ignore_and_ldlibs(void)
     char *bad2[] = {"files=/etc/passwd", NULL};
     char *bad3[] = {"ignore=a(", NULL};
     char *bad4[] = {"files=nothere/*", NULL};
+    char *bad5[] = {"ignore=x\377++++++++++++++++++++++++++++++++++++++"
+                    "++++++++++++++++++++++++++++++++++++++++++++++++++",
+                    NULL};
+    char *bad6[] = {"ignore=((a{1,200}){1,200}){1,200}", NULL};
+    char *good[] = {"ignore=^(elapsed|took) [0-9]{1,9}(\\.[0-9]+)? [a-z]+$",
+                    NULL};
     struct mc_err err = MC_ERR_INIT;
     struct mc_target t;
     struct mc_buf b = MC_BUF_INIT;
@@ -189,6 +195,14 @@ test_target__files_ignore_and_ldlibs(void)
     expect_bad(bad3, "hot.c", "not a POSIX extended regular expression",
                "a bad ignore=");
     expect_bad(bad4, "hot.c", "matches no file", "files= matching nothing");
+    /* Repetitions that the C library would expand to gigabytes. */
+    expect_bad(bad5, "hot.c", "too large once its repetitions are expanded",
+               "ignore= with nested repetitions");
+    expect_bad(bad6, "hot.c", "too large once its repetitions are expanded",
+               "ignore= with nested bounds");
+    is_long(parse(&t, "hot.c", good, "-O2", k1, &err), MC_OK,
+            "an ordinary ignore= with groups and bounds parses");
+    mc_target_release(&t);
 }
 
 static void
