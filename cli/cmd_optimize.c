@@ -312,8 +312,9 @@ manifest_trajectory(cJSON *m, const struct mc_search *s)
 }
 
 /* The manifest's speedup_interval (the confirmed speedup's round's 99%
- * interval; null for the original) and search_seconds (null when no
- * search ran). */
+ * interval; null for the original), load (the machine's load around
+ * each round of the final confirmation; null when none ran) and
+ * search_seconds (null when no search ran). */
 static void
 manifest_interval(cJSON *m, const struct mc_search *s)
 {
@@ -327,6 +328,16 @@ manifest_interval(cJSON *m, const struct mc_search *s)
         }
     } else {
         cJSON_AddNullToObject(m, "speedup_interval");
+    }
+    if (s && s->final_rounds) {
+        struct mc_timing t;
+
+        memset(&t, 0, sizeof(t));
+        t.rounds = s->final_rounds;
+        memcpy(t.load, s->final_load, sizeof(t.load));
+        cJSON_AddItemToObject(m, "load", mc_timing_load_json(&t));
+    } else {
+        cJSON_AddNullToObject(m, "load");
     }
     if (s)
         cJSON_AddNumberToObject(m, "search_seconds", s->seconds);

@@ -1755,42 +1755,90 @@ ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
     return MC_OK;
 }
 
+/* One A/B round as mc_load_guard() takes it (ROUND_ARG). */
+struct round_arg {
+    struct mc_eval *ev;
+    const char *cand;
+    double min_speedup;
+    struct mc_timing *t;
+    int promoted, failed;
+    struct mc_err *err;
+};
+
+static enum mc_code
+guarded_round(void *arg, int *keep)
+{
+    struct round_arg *a = arg;
+    enum mc_code rc;
+
+    rc = ab_round(a->ev, a->cand, a->min_speedup, a->t, &a->promoted,
+                  &a->failed, a->err);
+    *keep = a->failed;
+    return rc;
+}
+
+/* Count the instructions of the original once and of CAND twice, the
+ * load sampled around them for the record only: counts do not depend
+ * on it. */
+static enum mc_code
+time_by_count(struct mc_eval *ev, const char *cand, double min_speedup,
+              struct mc_timing *t, struct mc_err *err)
+{
+    mc_load_fn *sample = ev->load_fn ? ev->load_fn : mc_load_read;
+    double ci = 0, oi = 0, ci2 = 0;
+    enum mc_code rc;
+
+    sample(&t->load[0].before, ev->load_ctx);
+    rc = count_instructions(ev, ev->orig_time, &oi, err);
+    if (!rc)
+        rc = count_instructions(ev, cand, &ci, err);
+    if (!rc)
+        rc = count_instructions(ev, cand, &ci2, err);
+    if (rc)
+        return rc;
+    sample(&t->load[0].after, ev->load_ctx);
+    t->load[0].changed = mc_load_changed(&t->load[0].before,
+                                         &t->load[0].after);
+    t->pairs = 1;
+    t->rounds = 1;
+    t->orig_s = oi;
+    t->cand_s = ci;
+    t->median = t->ci_low = t->ci_high = ci > 0 ? oi / ci : 0;
+    t->measured = t->measured_low = t->measured_high = t->median;
+    t->promoted = t->median > 1.0 && t->median >= min_speedup;
+    /* Deterministic: the confirmation is the same count again (to a
+     * part in 10^4: the environment's size moves it by a few). */
+    t->confirmed = t->promoted && fabs(ci2 - ci) <= COUNT_NOISE * ci;
+    t->confirmed_speedup = t->confirmed ? t->median : 0;
+    t->confirmed_low = t->confirmed_high = t->confirmed_speedup;
+    t->done = 1;
+    return MC_OK;
+}
+
 /* Time CAND against the original: warm-up, a round, and when it
- * promotes, a fresh confirmation round. */
+ * promotes, a fresh confirmation round (with EV->rounds set: that many
+ * rounds, whatever each decides). Each round is taken again while the
+ * machine's load changes around it (mc_load_guard()); a round kept with
+ * its load still changing promotes nothing. */
 static enum mc_code
 time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
                struct mc_err *err)
 {
-    struct mc_timing *t = &fb->timing;
+    struct mc_timing *t = &fb->timing, again;
+    struct round_arg a;
     double min_speedup = atof(mc_target_get(ev->t, MC_OPT_MIN_SPEEDUP));
     double warm;
     enum mc_code rc;
-    int lock, promoted = 0, failed = 0, wf = 0;
+    size_t want = ev->rounds > 0 ? (size_t)ev->rounds : 1, r;
+    int lock, wf = 0, later_promoted = 1;
 
+    if (want > MC_TIMING_ROUNDS)
+        want = MC_TIMING_ROUNDS;
     lock = timing_lock(ev);
     t->start = wall_now();
     mc_verbose("timing: start %.6f %s", t->start, ev->t->source);
     if (metric_is_instructions(ev)) {
-        double ci = 0, oi = 0, ci2 = 0;
-
-        rc = count_instructions(ev, ev->orig_time, &oi, err);
-        if (!rc)
-            rc = count_instructions(ev, cand, &ci, err);
-        if (!rc)
-            rc = count_instructions(ev, cand, &ci2, err);
-        if (rc)
-            goto out;
-        t->pairs = 1;
-        t->orig_s = oi;
-        t->cand_s = ci;
-        t->median = t->ci_low = t->ci_high = ci > 0 ? oi / ci : 0;
-        t->promoted = t->median > 1.0 && t->median >= min_speedup;
-        /* Deterministic: the confirmation is the same count again (to a
-         * part in 10^4: the environment's size moves it by a few). */
-        t->confirmed = t->promoted && fabs(ci2 - ci) <= COUNT_NOISE * ci;
-        t->confirmed_speedup = t->confirmed ? t->median : 0;
-        t->confirmed_low = t->confirmed_high = t->confirmed_speedup;
-        t->done = 1;
+        rc = time_by_count(ev, cand, min_speedup, t, err);
         goto out;
     }
     /* Warm-up: one run of each, discarded (caches, page faults). */
@@ -1805,33 +1853,56 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
         mc_buf_adds(&fb->detail, "the timing build timed out or crashed");
         goto out;
     }
-    rc = ab_round(ev, cand, min_speedup, t, &promoted, &failed, err);
-    if (rc)
-        goto out;
-    if (failed) {
-        fb->verdict = MC_VERDICT_TIMEOUT;
-        mc_buf_adds(&fb->detail, "a timing run timed out or crashed");
-        goto out;
-    }
-    t->done = 1;
-    t->promoted = promoted;
-    if (promoted) {
-        struct mc_timing again;
-
+    memset(&a, 0, sizeof(a));
+    a.ev = ev;
+    a.cand = cand;
+    a.min_speedup = min_speedup;
+    a.err = err;
+    for (r = 0; r < want; r++) {
         memset(&again, 0, sizeof(again));
-        rc = ab_round(ev, cand, min_speedup, &again, &promoted, &failed,
-                      err);
+        a.t = r ? &again : t;
+        rc = mc_load_guard(ev->load_fn, ev->load_ctx, guarded_round, &a,
+                           &t->load[r]);
         if (rc)
             goto out;
-        t->confirmed = promoted && !failed;
-        if (t->confirmed) {
-            /* The headline is the worse of the two rounds, taken apart
-             * in time, and its interval spans both: a figure the next
-             * measurement should not fall below. */
-            t->confirmed_speedup = fmin(t->median, again.median);
-            t->confirmed_low = fmin(t->ci_low, again.ci_low);
-            t->confirmed_high = fmax(t->ci_high, again.ci_high);
+        if (a.failed && !r) {
+            fb->verdict = MC_VERDICT_TIMEOUT;
+            mc_buf_adds(&fb->detail, "a timing run timed out or crashed");
+            goto out;
         }
+        if (a.failed) {
+            later_promoted = 0;
+            break;
+        }
+        if (t->load[r].changed) {
+            /* Conservative: the machine changed under the round. */
+            a.promoted = 0;
+            t->load_changed = 1;
+        }
+        t->rounds = r + 1;
+        if (!r) {
+            t->done = 1;
+            t->promoted = a.promoted;
+            t->measured = t->median;
+            t->measured_low = t->ci_low;
+            t->measured_high = t->ci_high;
+            if (!ev->rounds && a.promoted)
+                want = 2;
+            continue;
+        }
+        later_promoted &= a.promoted;
+        t->measured = fmin(t->measured, again.median);
+        t->measured_low = fmin(t->measured_low, again.ci_low);
+        t->measured_high = fmax(t->measured_high, again.ci_high);
+    }
+    t->confirmed = t->promoted && t->rounds >= 2 && later_promoted;
+    if (t->confirmed) {
+        /* The headline is the worse of the rounds, taken apart in time,
+         * and its interval spans theirs: a figure the next measurement
+         * should not fall below. */
+        t->confirmed_speedup = t->measured;
+        t->confirmed_low = t->measured_low;
+        t->confirmed_high = t->measured_high;
     }
 out:
     t->end = wall_now();
@@ -2100,6 +2171,17 @@ out:
     return rc;
 }
 
+cJSON *
+mc_timing_load_json(const struct mc_timing *t)
+{
+    cJSON *a = cJSON_CreateArray();
+    size_t i;
+
+    for (i = 0; a && i < t->rounds && i < MC_TIMING_ROUNDS; i++)
+        cJSON_AddItemToArray(a, mc_load_round_json(&t->load[i]));
+    return a;
+}
+
 char *
 mc_feedback_json(const struct mc_feedback *fb)
 {
@@ -2142,6 +2224,9 @@ mc_feedback_json(const struct mc_feedback *fb)
         cJSON_AddBoolToObject(tm, "confirmed", t->confirmed);
         cJSON_AddNumberToObject(tm, "start", t->start);
         cJSON_AddNumberToObject(tm, "end", t->end);
+        cJSON_AddNumberToObject(tm, "rounds", (double)t->rounds);
+        cJSON_AddItemToObject(tm, "load", mc_timing_load_json(t));
+        cJSON_AddBoolToObject(tm, "load_changed", t->load_changed);
     }
     text = cJSON_Print(o);
     cJSON_Delete(o);

@@ -22,6 +22,7 @@
 #define MC_EVAL_H
 
 #include "buf.h"
+#include "load.h"
 #include "profile.h"
 #include "sandbox.h"
 #include "target.h"
@@ -46,6 +47,8 @@ struct mc_run_out {
     int file_missing;
 };
 
+#define MC_TIMING_ROUNDS 5   /* most A/B rounds of one timing */
+
 /* Timing of one candidate against the original. */
 struct mc_timing {
     int done;            /* timing ran */
@@ -59,6 +62,14 @@ struct mc_timing {
     double confirmed_speedup; /* the worse of the two rounds' medians */
     double confirmed_low, confirmed_high; /* both rounds' intervals */
     double start, end;   /* wall clock of the timing phase */
+    size_t rounds;       /* A/B rounds kept (repeats not counted) */
+    double measured;     /* the worse of those rounds' medians, */
+    double measured_low, measured_high; /* and the span of their
+                          * intervals, promoted or not (maxcode bench) */
+    struct mc_load_round load[MC_TIMING_ROUNDS]; /* per round kept: the
+                          * machine's load around it */
+    int load_changed;    /* a round was kept with its load changed: it
+                          * promoted nothing */
 };
 
 /* The feedback record (DESIGN 1.7): the search's observation. */
@@ -93,10 +104,24 @@ struct mc_eval {
     struct mc_buf build_cmd;  /* the last build command that failed */
     struct mc_buf why;        /* why prepare failed, in full (ERR has it
                                * cut to its size) */
+    int rounds;               /* 0: the search's rule (a confirmation
+                               * round after a promoting one); N (at most
+                               * MC_TIMING_ROUNDS): N rounds, whatever
+                               * each decides (maxcode bench) */
+    mc_load_fn *load_fn;      /* samples the load around each round;
+                               * NULL: mc_load_read() (tests inject) */
+    void *load_ctx;           /* load_fn's */
 };
 
 void mc_feedback_init(struct mc_feedback *fb);
 void mc_feedback_release(struct mc_feedback *fb);
+
+struct cJSON;
+
+/* The load records of T's rounds as a JSON array of
+ * mc_load_round_json() objects; NULL if out of memory. The caller owns
+ * it. */
+struct cJSON *mc_timing_load_json(const struct mc_timing *t);
 
 /* The feedback as JSON text (DESIGN 1.7 fields and more); free with
  * cJSON_free(). NULL if out of memory. */

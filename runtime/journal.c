@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "lang.h"
+#include "load.h"
 #include "log.h"
 #include "proposer.h"
 #include "rollout.h"
@@ -78,6 +79,24 @@ mc_journal_start(const char *path, const struct mc_journal_head *h,
     return MC_OK;
 }
 
+/* The machine's load around ND's timing rounds, when it was timed: the
+ * members "load" (one mc_load_round_json() object per round) and, when
+ * a round was kept with its load changing, "load_changed". */
+static void
+add_load(cJSON *o, const struct mc_search_node *nd)
+{
+    cJSON *a;
+    size_t i;
+
+    if (!nd->load_rounds)
+        return;
+    a = cJSON_AddArrayToObject(o, "load");
+    for (i = 0; a && i < nd->load_rounds && i < MC_TIMING_ROUNDS; i++)
+        cJSON_AddItemToArray(a, mc_load_round_json(&nd->load[i]));
+    if (nd->load_changed)
+        cJSON_AddBoolToObject(o, "load_changed", 1);
+}
+
 cJSON *
 mc_journal_node_json(const struct mc_search_node *nd)
 {
@@ -103,6 +122,7 @@ mc_journal_node_json(const struct mc_search_node *nd)
     cJSON_AddStringToObject(o, "detail", nd->detail ? nd->detail : "");
     if (nd->duplicate_of >= 0)
         cJSON_AddNumberToObject(o, "duplicate_of", nd->duplicate_of);
+    add_load(o, nd);
     cJSON_AddStringToObject(o, "critique", nd->critique ? nd->critique : "");
     cJSON_AddStringToObject(o, "code", nd->code.s ? nd->code.s : "");
     return o;

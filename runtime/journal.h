@@ -12,13 +12,19 @@
  *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
  *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
  *              "reward":x,"u":x,"fr":n,"ut":x,["value":x,]"detail":s,
+ *              ["duplicate_of":n,]["load":[round...],]["load_changed":true,]
  *              "critique":s,"code":s["usage":usage]["value_usage":usage]}
+ *   round   = {"before":sample,"after":sample,"repeats":n,"changed":b}
+ *   sample  = {"running":x|null,"psi_some":x|null,"loadavg":x|null}
  *   usage   = see usage.h: the model usage so far (cumulative), on the
  *             lines of a proposer that has a cost (proposer=llm)
  *   value_usage = the same for a value model that has a cost (served)
  *
  * fr is the node's reward bin and ut the binned u (rollout.h); value,
- * the value model's expected bin, only when one scored the node. A
+ * the value model's expected bin, only when one scored the node. load
+ * is the machine's load around each timing round of a timed node
+ * (load.h), load_changed says a round was kept with its load changing;
+ * both are a record only, not read back on resume. A
  * cache entry's trajectory (TRAJ, doc/internals/rollouts.md) holds the
  * same node objects, without the usage members.
  *

@@ -354,6 +354,9 @@ judge(struct mc_search *s, size_t i, int sanitize, struct mc_err *err)
                                   : fb.timing.median;
     set_reward(s, nd);
     nd->detail = mc_strdup(fb.detail.s);
+    nd->load_rounds = fb.timing.rounds;
+    memcpy(nd->load, fb.timing.load, sizeof(nd->load));
+    nd->load_changed = fb.timing.load_changed;
     mc_feedback_release(&fb);
     return MC_OK;
 }
@@ -697,6 +700,8 @@ confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
     rc = mc_eval_candidate(s->ev, b->code.s, b->code.len, 0, 1, &fb, err);
     if (rc)
         goto out;
+    s->final_rounds = fb.timing.rounds;
+    memcpy(s->final_load, fb.timing.load, sizeof(s->final_load));
     if (fb.correct && fb.timing.confirmed &&
         fb.timing.confirmed_speedup >= min_speedup) {
         s->final_speedup = fb.timing.confirmed_speedup;

@@ -58,6 +58,10 @@ struct mc_search_node {
                                * whitespace, whose judgement it took
                                * without a build or a run; or -1 */
     char *detail, *critique;
+    size_t load_rounds;       /* the timing's rounds (0: not timed), */
+    struct mc_load_round load[MC_TIMING_ROUNDS]; /* the load around
+                               * each (journal "load"; not read back) */
+    int load_changed;         /* a round was kept with its load changed */
 };
 
 struct mc_search {
@@ -94,6 +98,9 @@ struct mc_search {
     int best;                 /* index of the best confirmed node, or -1 */
     double final_speedup;     /* after the last confirmation, or 0 */
     double final_low, final_high; /* its round's 99% interval */
+    size_t final_rounds;      /* the final confirmation's rounds, */
+    struct mc_load_round final_load[MC_TIMING_ROUNDS]; /* and the load
+                               * around each (manifest "load") */
     double started, seconds;  /* this run's start (mc_spawn_clock) and
                                * time spent */
     double loop_s;            /* seconds the loop ran (the time limit's

@@ -2,11 +2,14 @@
 /*
  * test-eval.c: the executor's pure parts: the distribution-free interval
  * of the median (the promotion statistics), output comparison with and
- * without tolerance, and the removal of harness time lines.
+ * without tolerance, the removal of harness time lines, and the rule
+ * that takes a timing round again while the machine's load changes
+ * (load.c), with injected samples.
  */
 #include "mc_setup.h"
 #include "buf.h"
 #include "eval.h"
+#include "load.h"
 #include "tap.h"
 
 #include <math.h>
@@ -229,6 +232,121 @@ test_strip_times__lines(void)
        "an empty (unallocated) buffer");
 }
 
+/* Load samples served in order to mc_load_guard(). */
+struct script {
+    const struct mc_load *s;
+    size_t n, next;
+};
+
+static void
+scripted(struct mc_load *out, void *ctx)
+{
+    struct script *sc = ctx;
+
+    *out = sc->s[sc->next < sc->n ? sc->next : sc->n - 1];
+    sc->next++;
+}
+
+/* A round that counts its calls; KEEP_AT: the call that sets *keep. */
+struct rounds {
+    int calls, keep_at;
+    enum mc_code fail;
+};
+
+static enum mc_code
+counted(void *arg, int *keep)
+{
+    struct rounds *r = arg;
+
+    r->calls++;
+    *keep = r->calls == r->keep_at;
+    return r->fail;
+}
+
+static void
+test_load__changed_rule(void)
+{
+    struct mc_load a = {2.0, 10, 1.5}, b = a;
+
+    ok(!mc_load_changed(&a, &b), "the same load is no change");
+    b.running = 2.9;
+    ok(!mc_load_changed(&a, &b), "0.9 more runnable tasks is none");
+    b.running = 3.0;
+    ok(mc_load_changed(&a, &b), "one core's worth more is a change");
+    b.running = 1.0;
+    ok(mc_load_changed(&a, &b), "and one less");
+    b = a;
+    b.psi_some = 29.9;
+    ok(!mc_load_changed(&a, &b), "pressure up by 19.9 points is none");
+    b.psi_some = 30;
+    ok(mc_load_changed(&a, &b), "by 20 points is a change");
+    b.psi_some = -1;
+    b.running = -1;
+    ok(!mc_load_changed(&a, &b), "unknown figures are no change");
+    b = a;
+    b.loadavg = 9;
+    ok(!mc_load_changed(&a, &b), "the 1-minute average decides nothing");
+}
+
+static void
+test_load__guard_repeats(void)
+{
+    const struct mc_load calm[] = {{1, 5, 1}, {1.2, 6, 1}};
+    const struct mc_load once[] = {{0, 0, 1}, {2, 0, 1},   /* changed */
+                                   {2, 0, 1}, {2.4, 0, 1}}; /* steady */
+    const struct mc_load busy[] = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1},
+                                   {3, 0, 1}, {4, 0, 1}, {5, 0, 1},
+                                   {6, 0, 1}, {7, 0, 1}};
+    struct script sc = {calm, 2, 0};
+    struct rounds r = {0, 0, MC_OK};
+    struct mc_load_round rec;
+
+    ok(mc_load_guard(scripted, &sc, counted, &r, &rec) == MC_OK &&
+       r.calls == 1 && rec.repeats == 0 && !rec.changed,
+       "a steady load: one round");
+    ok(rec.before.running == 1 && rec.after.running == 1.2 &&
+       rec.after.psi_some == 6, "its samples are recorded");
+
+    sc = (struct script){once, 4, 0};
+    r = (struct rounds){0, 0, MC_OK};
+    mc_load_guard(scripted, &sc, counted, &r, &rec);
+    ok(r.calls == 2 && rec.repeats == 1 && !rec.changed,
+       "a change: taken again, and the steady round kept");
+    ok(rec.before.running == 2 && rec.after.running == 2.4,
+       "the kept round's samples are recorded");
+
+    sc = (struct script){busy, 8, 0};
+    r = (struct rounds){0, 0, MC_OK};
+    mc_load_guard(scripted, &sc, counted, &r, &rec);
+    is_long(r.calls, 1 + MC_LOAD_REPEATS, "at most two repeats");
+    ok(rec.repeats == MC_LOAD_REPEATS && rec.changed,
+       "the last round is kept, flagged");
+
+    sc = (struct script){busy, 8, 0};
+    r = (struct rounds){0, 1, MC_OK};
+    mc_load_guard(scripted, &sc, counted, &r, &rec);
+    ok(r.calls == 1 && rec.changed && !rec.repeats,
+       "a round that must be kept (its candidate failed) is not "
+       "repeated");
+
+    sc = (struct script){busy, 8, 0};
+    r = (struct rounds){0, 0, MC_EIO};
+    ok(mc_load_guard(scripted, &sc, counted, &r, &rec) == MC_EIO &&
+       r.calls == 1, "the round's error ends it");
+}
+
+static void
+test_load__read(void)
+{
+    struct mc_load l;
+
+    mc_load_read(&l, NULL);
+    ok(l.running >= 0, "/proc/stat gives the runnable tasks");
+    ok(l.loadavg >= 0, "/proc/loadavg the 1-minute average");
+    ok(l.psi_some >= -1 && l.psi_some <= 100,
+       "pressure a percentage, or unknown");
+}
+
 int
 main(void)
 {
@@ -238,6 +356,9 @@ main(void)
     TAP_RUN(test_compare__tolerance);
     TAP_RUN(test_compare__nan_inf);
     TAP_RUN(test_strip_times__lines);
+    TAP_RUN(test_load__changed_rule);
+    TAP_RUN(test_load__guard_repeats);
+    TAP_RUN(test_load__read);
     mc_buf_release(&diff);
     return tap_done();
 }
