@@ -30,6 +30,11 @@ int mc_cmd_show(int argc, char **argv);
  * against the original (cmd_show.c). */
 int mc_cmd_diff(int argc, char **argv);
 
+/* `maxcode bench [--json] [--rounds N] SOURCE-or-KEY`: the kept variant
+ * measured against its original now, beside the entry's claim
+ * (cmd_bench.c). */
+int mc_cmd_bench(int argc, char **argv);
+
 struct cJSON;
 struct mc_entry;
 

@@ -29,6 +29,7 @@ static const char usage_text[] =
     "       maxcode eval SOURCE CANDIDATE [KEY=VALUE...] [--json]\n"
     "       maxcode show SOURCE-or-KEY [--json]\n"
     "       maxcode diff [--color | --no-color] SOURCE-or-KEY\n"
+    "       maxcode bench [--json] [--rounds N] SOURCE-or-KEY\n"
     "       maxcode stats [--json] [--zero]\n"
     "       maxcode report [-o FILE.html] [KEY...]\n"
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
@@ -69,6 +70,10 @@ static const char help_text[] =
     "  diff [--color | --no-color] SOURCE-or-KEY\n"
     "                   the kept variant against the original, as a "
     "unified diff\n"
+    "  bench [--json] [--rounds N] SOURCE-or-KEY\n"
+    "                   re-measure the kept variant against the original "
+    "now,\n"
+    "                   A/B, beside the speedup the entry claims\n"
     "  stats [--json] [--zero]\n"
     "                   the cache counters; --zero resets them\n"
     "  report [-o FILE.html] [KEY...]\n"
@@ -167,6 +172,7 @@ static const struct command commands[] = {
     {"eval", mc_cmd_eval},
     {"show", mc_cmd_show},
     {"diff", mc_cmd_diff},
+    {"bench", mc_cmd_bench},
     {"stats", mc_cmd_stats},
     {"report", mc_cmd_report},
     {"cache", mc_cmd_cache},
