@@ -467,9 +467,9 @@ check_posint(const struct optdef *d, const char *value, struct mc_err *err)
 /* The most nodes an ignore= expression may expand to, and its longest
  * text: the C library compiles a repetition by copying what it repeats,
  * so "((a+)+)+..." or nested {1,255} bounds grow exponentially and can
- * take gigabytes inside make (the fuzzer found one). */
-#define REGEX_MAX_COST 4096
-#define REGEX_MAX_LEN  512
+ * take gigabytes or minutes inside make (the fuzzer found both). */
+#define REGEX_MAX_COST 1024
+#define REGEX_MAX_LEN  256
 
 static size_t regex_alt_cost(const char **p, int depth);
 
@@ -572,8 +572,14 @@ regex_alt_cost(const char **p, int depth)
             continue;
         }
         c = regex_atom_cost(p, depth);
-        while ((f = regex_repeat(p)))
-            c = cost_mul(c, f);
+        if ((f = regex_repeat(p))) {
+            /* Each repetition adds nodes to the expression's epsilon
+             * closures, and stacked ones ("a??*", undefined in POSIX)
+             * make their computation explode: one per atom. */
+            c = cost_mul(c, f + 1);
+            if (regex_repeat(p))
+                c = REGEX_MAX_COST + 1;
+        }
         total = cost_add(total, c);
     }
     return total;
@@ -610,8 +616,9 @@ check_regex(struct mc_target *t, const char *value, struct mc_err *err)
     if (!regex_bounded(value))
         return mc_err_set(err, MC_EINVAL, "option 'ignore=%.60s%s': too "
                           "large once its repetitions are expanded (at "
-                          "most %d bytes, and nested repetitions such as "
-                          "'(a+)+' or '(x{1,100}){1,100}' kept small)",
+                          "most %d bytes, no stacked repetitions such as "
+                          "'a?*', and nested ones such as '(a+)+' or "
+                          "'(x{1,100}){1,100}' kept small)",
                           value, strlen(value) > 60 ? "..." : "",
                           REGEX_MAX_LEN);
     t->ignore = mc_malloc(sizeof(*t->ignore));

@@ -169,6 +169,7 @@ test_target__files_ignore_and_ldlibs(void)
                     "++++++++++++++++++++++++++++++++++++++++++++++++++",
                     NULL};
     char *bad6[] = {"ignore=((a{1,200}){1,200}){1,200}", NULL};
+    char *bad7[] = {"ignore=x??????????++!?????????++!++", NULL};
     char *good[] = {"ignore=^(elapsed|took) [0-9]{1,9}(\\.[0-9]+)? [a-z]+$",
                     NULL};
     struct mc_err err = MC_ERR_INIT;
@@ -200,6 +201,8 @@ test_target__files_ignore_and_ldlibs(void)
                "ignore= with nested repetitions");
     expect_bad(bad6, "hot.c", "too large once its repetitions are expanded",
                "ignore= with nested bounds");
+    expect_bad(bad7, "hot.c", "too large once its repetitions are expanded",
+               "ignore= with stacked repetitions");
     is_long(parse(&t, "hot.c", good, "-O2", k1, &err), MC_OK,
             "an ordinary ignore= with groups and bounds parses");
     mc_target_release(&t);
