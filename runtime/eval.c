@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
 #include <time.h>
 
@@ -55,6 +56,9 @@
 
 /* Timing. */
 #define BASELINE_SAMPLES 5       /* timed runs of the original alone */
+#define WARM_PAIRS      4        /* warm-up pairs at most ... */
+#define WARM_AGREE      0.05     /* ... until the original's last two
+                                    samples agree within this share */
 #define TIMING_TIMEOUT_X 20      /* a timed run may take this many times
                                   * the original's runs */
 #define TIMING_TIMEOUT_MIN_S 10  /* ... and at least this */
@@ -1815,6 +1819,44 @@ time_by_count(struct mc_eval *ev, const char *cand, double min_speedup,
     return MC_OK;
 }
 
+/* Before the first timed pair: the builds' dirty pages go to disk now
+ * (syncfs of the make directory's file system), so that their
+ * write-back does not land in the middle of a round; then pairs of one
+ * run of each, discarded, until the original's last two samples agree
+ * within WARM_AGREE, at most WARM_PAIRS pairs (caches, page faults, a
+ * clock that ramps up after the builds). *FAILED when a run timed out
+ * or crashed. */
+static enum mc_code
+warm_up(struct mc_eval *ev, const char *cand, int *failed,
+        struct mc_err *err)
+{
+    double prev = 0, a = 0, b;
+    enum mc_code rc = MC_OK;
+    int fd, i;
+
+    fd = open(ev->make_dir ? ev->make_dir : ".", O_RDONLY | O_DIRECTORY |
+              O_CLOEXEC);
+    if (fd >= 0) {
+        (void)syncfs(fd);
+        close(fd);
+    }
+    for (i = 0; i < WARM_PAIRS; i++) {
+        prev = a;
+        rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &a, failed,
+                         err);
+        if (!rc && !*failed)
+            rc = time_sample(ev, cand, timing_timeout(ev), &b, failed, err);
+        if (rc || *failed)
+            break;
+        if (i > 0 && fabs(a - prev) <= WARM_AGREE * prev)
+            break;
+    }
+    if (!rc && !*failed)
+        mc_verbose("timing: warm-up of %d pairs",
+                   i < WARM_PAIRS ? i + 1 : i);
+    return rc;
+}
+
 /* Time CAND against the original: warm-up, a round, and when it
  * promotes, a fresh confirmation round (with EV->rounds set: that many
  * rounds, whatever each decides). Each round is taken again while the
@@ -1827,7 +1869,6 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
     struct mc_timing *t = &fb->timing, again;
     struct round_arg a;
     double min_speedup = atof(mc_target_get(ev->t, MC_OPT_MIN_SPEEDUP));
-    double warm;
     enum mc_code rc;
     size_t want = ev->rounds > 0 ? (size_t)ev->rounds : 1, r;
     int lock, wf = 0, later_promoted = 1;
@@ -1841,11 +1882,7 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
         rc = time_by_count(ev, cand, min_speedup, t, err);
         goto out;
     }
-    /* Warm-up: one run of each, discarded (caches, page faults). */
-    rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &warm, &wf,
-                     err);
-    if (!rc)
-        rc = time_sample(ev, cand, timing_timeout(ev), &warm, &wf, err);
+    rc = warm_up(ev, cand, &wf, err);
     if (rc)
         goto out;
     if (wf) {
