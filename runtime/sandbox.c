@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * sandbox.c: scratch directories, the child's isolation (network
- * namespace, Landlock, rlimits, privilege drop), the environment
- * allow-list, and sweeping leftover processes.
+ * namespace, Landlock writes and reads, rlimits, privilege drop), the
+ * environment allow-list, and sweeping leftover processes.
  */
 #include "mc_setup.h"
 #include "sandbox.h"
@@ -60,11 +60,52 @@
      LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |          \
      LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
+/* Landlock read rights (ABI 1): running a file, reading a file, listing
+ * a directory. */
+#define LL_READ                                                             \
+    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |            \
+     LANDLOCK_ACCESS_FS_READ_DIR)
+/* The rights a rule on a file (not a directory) may hold. */
+#define LL_FILE_RIGHTS                                                      \
+    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |            \
+     LANDLOCK_ACCESS_FS_WRITE_FILE | LL_TRUNCATE)
+
+/*
+ * When reads are limited (mc_sandbox_allow_read()), what every run may
+ * read besides what the caller allowed and the scratch directory.
+ * SYS_CODE: where the system's programs, libraries and headers are, which
+ * also count as places a compile's sources may come from
+ * (mc_sandbox_may_read()). SYS_READ: what the loader, libc, the
+ * toolchain and language runtimes read to start and to learn about the
+ * machine (found with strace for gcc, clang, nvcc, ASan, OpenMP, perf
+ * and valgrind), none of them user data; a path that is not there is
+ * skipped. Besides these, the directories on PATH may be read and run.
+ */
+static const char *const sys_code[] = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+static const char *const sys_read[] = {
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+    "/etc/ld.so.preload", "/etc/locale.alias", "/etc/localtime",
+    "/etc/timezone", "/etc/alternatives", "/etc/nsswitch.conf",
+    "/etc/passwd", "/etc/group", "/etc/debian_version", "/etc/os-release",
+    "/etc/lsb-release", "/etc/redhat-release", "/etc/system-release",
+    "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+    "/proc/sys", "/proc/filesystems", "/sys", "/dev/null", "/dev/zero",
+    "/dev/full", "/dev/random", "/dev/urandom",
+};
+/* What the CUDA driver reads besides (CUDA runs only). */
+static const char *const gpu_read[] = {
+    "/proc/driver", "/proc/devices", "/proc/modules", "/etc/nvidia",
+};
+
 struct setup {
     const struct mc_sandbox *sb;
     const char *write_dir;
     int untrusted, no_as_limit, gpu;
     char *const *gpu_paths;   /* device nodes also writable, or NULL */
+    char *const *read_paths;  /* all that may be read, or NULL: reads are
+                               * not limited */
     double timeout_s;
 };
 
@@ -84,22 +125,25 @@ landlock_abi(void)
 #define LL_TRUNCATE     (1ULL << 14)
 #define LL_ABI_REFER    2
 #define LL_ABI_TRUNCATE 3
+/* Device nodes are read and written, not run. */
+#define LL_READ_EXEC    LANDLOCK_ACCESS_FS_EXECUTE
 
-/* Allow writing (not creating or removing) the file at PATH in the
- * ruleset RS; 0 on success or when PATH is gone. */
+/* Allow ACCESS beneath PATH in the ruleset RS: on a file, only the
+ * rights a file can have. 0 on success or when PATH is gone. */
 static int
-allow_file_write(int rs, const char *path, int abi)
+allow(int rs, const char *path, __u64 access)
 {
 #ifdef SYS_landlock_create_ruleset
     struct landlock_path_beneath_attr rule;
+    struct stat st;
     int ok;
 
-    /* On a directory (nvidia-caps), the right holds for what is in it. */
-    rule.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE |
-                          (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
     rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
     if (rule.parent_fd < 0)
         return 0;
+    rule.allowed_access = access;
+    if (fstat(rule.parent_fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        rule.allowed_access &= LL_FILE_RIGHTS;
     ok = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
                  &rule, 0) == 0;
     close(rule.parent_fd);
@@ -107,37 +151,40 @@ allow_file_write(int rs, const char *path, int abi)
 #else
     (void)rs;
     (void)path;
-    (void)abi;
+    (void)access;
     return -1;
 #endif
 }
 
-/* Allow writes only beneath DIR (and to /dev/null and the files of
+/*
+ * Allow writes only beneath DIR (and to /dev/null and the files of
  * EXTRA, a NULL-terminated list or NULL), with every write right the
- * kernel's Landlock ABI knows. */
+ * kernel's Landlock ABI knows. When READS (a NULL-terminated list) is
+ * not NULL, reads too are allowed only beneath DIR, the files of EXTRA
+ * and READS.
+ */
 static int
-restrict_writes(const char *dir, char *const *extra, int abi)
+restrict_fs(const char *dir, char *const *extra, char *const *reads, int abi)
 {
 #ifdef SYS_landlock_create_ruleset
     __u64 write = LL_WRITE | (abi >= LL_ABI_REFER ? LL_REFER : 0) |
                   (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
-    struct landlock_ruleset_attr attr = {.handled_access_fs = write};
-    struct landlock_path_beneath_attr rule;
+    __u64 read = reads ? LL_READ : 0;
+    /* On a directory (nvidia-caps), the rights hold for what is in it. */
+    __u64 dev = LANDLOCK_ACCESS_FS_WRITE_FILE | (read & ~LL_READ_EXEC) |
+                (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
+    struct landlock_ruleset_attr attr = {.handled_access_fs = write | read};
     int rs, ok;
 
     rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
     if (rs < 0)
         return -1;
-    rule.allowed_access = write;
-    rule.parent_fd = open(dir, O_PATH | O_CLOEXEC);
-    ok = rule.parent_fd >= 0 &&
-         syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
-                 &rule, 0) == 0;
-    if (rule.parent_fd >= 0)
-        close(rule.parent_fd);
-    ok = ok && allow_file_write(rs, "/dev/null", abi) == 0;
+    ok = access(dir, F_OK) == 0 && allow(rs, dir, write | read) == 0;
+    ok = ok && allow(rs, "/dev/null", dev) == 0;
     for (; ok && extra && *extra; extra++)
-        ok = allow_file_write(rs, *extra, abi) == 0;
+        ok = allow(rs, *extra, dev) == 0;
+    for (; ok && reads && *reads; reads++)
+        ok = allow(rs, *reads, read) == 0;
     ok = ok && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
          syscall(SYS_landlock_restrict_self, rs, 0) == 0;
     close(rs);
@@ -145,6 +192,7 @@ restrict_writes(const char *dir, char *const *extra, int abi)
 #else
     (void)dir;
     (void)extra;
+    (void)reads;
     (void)abi;
     return -1;
 #endif
@@ -171,9 +219,10 @@ child_setup(void *ctx)
         return -1;
     }
     if (s->sb->landlock &&
-        restrict_writes(s->write_dir, s->gpu ? s->gpu_paths : NULL,
-                        s->sb->landlock)) {
-        dprintf(2, "maxcode: sandbox: cannot restrict writes: %s\n",
+        restrict_fs(s->write_dir, s->gpu ? s->gpu_paths : NULL,
+                    s->read_paths, s->sb->landlock)) {
+        dprintf(2, "maxcode: sandbox: cannot restrict %s: %s\n",
+                s->read_paths ? "reads and writes" : "writes",
                 strerror(errno));
         return -1;
     }
@@ -280,6 +329,9 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
     sb->netns_fd = make_netns();
     sb->netns = sb->netns_fd >= 0;
     sb->landlock = landlock_abi() >= 1 ? landlock_abi() : 0;
+    /* A test hook: act as a kernel without Landlock. */
+    if (getenv("MAXCODE_NO_LANDLOCK"))
+        sb->landlock = 0;
     /* Orphans of our children come to us, so that none escapes. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     return MC_OK;
@@ -310,7 +362,84 @@ mc_sandbox_release(struct mc_sandbox *sb)
     if (sb->root)
         mc_sandbox_rmtree(sb->root);
     mc_free(sb->root);
+    mc_strv_release(&sb->reads);
     memset(sb, 0, sizeof(*sb));
+}
+
+enum mc_code
+mc_sandbox_allow_read(struct mc_sandbox *sb, const char *path)
+{
+    char *real = realpath(path, NULL);
+    enum mc_code rc = MC_OK;
+
+    sb->limit_reads = 1;
+    if (!real)
+        return errno == ENOMEM ? MC_ENOMEM : MC_OK;
+    if (!mc_strv_contains(&sb->reads, real))
+        rc = mc_strv_push(&sb->reads, real);
+    free(real);
+    return rc;
+}
+
+/* Whether REAL (a real path) is DIR or lies beneath it. */
+static int
+beneath(const char *real, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return !strncmp(real, dir, n) &&
+           (real[n] == '/' || !real[n] || (n == 1 && dir[0] == '/'));
+}
+
+int
+mc_sandbox_may_read(const struct mc_sandbox *sb, const char *path)
+{
+    char *real = realpath(path, NULL), *sys;
+    int ok = 0;
+    size_t i;
+
+    if (!real)
+        return 1; /* nothing there to read */
+    ok = sb->root && beneath(real, sb->root);
+    for (i = 0; !ok && i < sb->reads.n; i++)
+        ok = beneath(real, sb->reads.v[i]);
+    for (i = 0; !ok && i < MC_ARRAY_SIZE(sys_code); i++) {
+        if ((sys = realpath(sys_code[i], NULL)) == NULL)
+            continue;
+        ok = beneath(real, sys);
+        free(sys);
+    }
+    free(real);
+    return ok;
+}
+
+/* Everything a run may read into OUT (see sys_code and sys_read): what
+ * the caller allowed, the scratch directory, the system's, the
+ * directories on PATH, and for a CUDA run (GPU) what its driver reads. */
+static enum mc_code
+read_paths(const struct mc_sandbox *sb, int gpu, struct mc_strv *out)
+{
+    const char *path = getenv("PATH"), *p;
+    size_t i;
+
+    mc_strv_extend(out, &sb->reads);
+    mc_strv_push(out, sb->root);
+    for (i = 0; i < MC_ARRAY_SIZE(sys_code); i++)
+        mc_strv_push(out, sys_code[i]);
+    for (i = 0; i < MC_ARRAY_SIZE(sys_read); i++)
+        mc_strv_push(out, sys_read[i]);
+    for (i = 0; gpu && i < MC_ARRAY_SIZE(gpu_read); i++)
+        mc_strv_push(out, gpu_read[i]);
+    for (p = path ? path : ""; *p; p += *p == ':') {
+        size_t n = strcspn(p, ":");
+
+        if (*p == '/')
+            mc_strv_pushn(out, p, n);
+        p += n;
+    }
+    return mc_strv_status(out);
 }
 
 enum mc_code
@@ -583,6 +712,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
                struct mc_err *err)
 {
     struct mc_strv env = MC_STRV_INIT, gpu_paths = MC_STRV_INIT;
+    struct mc_strv reads = MC_STRV_INIT;
     struct setup s;
     struct mc_spawn_opts so;
     enum mc_code rc;
@@ -594,13 +724,19 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     s.gpu = o->gpu;
     s.gpu_paths = NULL;
     s.timeout_s = o->timeout_s > 0 ? o->timeout_s : TIMEOUT_DEFAULT_S;
+    /* Built here: the child, forked from a process that may have
+     * threads, must not allocate. */
     if (make_env(s.write_dir, o->gpu, o->env, &env) ||
-        (o->gpu && mc_sandbox_gpu_paths(&gpu_paths))) {
+        (o->gpu && mc_sandbox_gpu_paths(&gpu_paths)) ||
+        (sb->limit_reads && sb->landlock && !o->read_all &&
+         read_paths(sb, o->gpu, &reads))) {
         mc_strv_release(&env);
         mc_strv_release(&gpu_paths);
+        mc_strv_release(&reads);
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     }
     s.gpu_paths = gpu_paths.v;
+    s.read_paths = reads.v;
     memset(&so, 0, sizeof(so));
     so.cwd = o->workdir ? o->workdir : s.write_dir;
     so.envp = env.v;
@@ -618,16 +754,18 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     mc_sandbox_sweep();
     mc_strv_release(&env);
     mc_strv_release(&gpu_paths);
+    mc_strv_release(&reads);
     return rc;
 }
 
 const char *
 mc_sandbox_describe(const struct mc_sandbox *sb)
 {
-    static char text[480];
+    static char text[640];
 
     snprintf(text, sizeof(text),
-             "network: %s; writes: %s; user: %s; processes: %s; limits: "
+             "network: %s; writes: %s; reads: %s; user: %s; processes: %s; "
+             "limits: "
              "cpu, address space %llu GiB, file size %llu MiB, %d files, "
              "%d processes; timeout kills the process group; leftovers "
              "swept",
@@ -635,6 +773,13 @@ mc_sandbox_describe(const struct mc_sandbox *sb)
                        : "NOT cut (no network namespace allowed here)",
              sb->landlock ? "only the run directory (Landlock)"
                           : "NOT restricted (no Landlock here)",
+             !sb->limit_reads ? "not restricted"
+             : sb->landlock   ? "only the project, its include and library "
+                                "directories, the scratch directory and "
+                                "the system's (Landlock)"
+                              : "NOT restricted (no Landlock here; what a "
+                                "candidate includes or embeds is checked "
+                                "instead)",
              sb->drop ? "nobody (dropped from root)" : "the invoking user",
              sb->pidns ? "own PID and IPC namespaces"
                        : "NOT in their own PID namespace",
@@ -646,7 +791,7 @@ mc_sandbox_describe(const struct mc_sandbox *sb)
 const char *
 mc_sandbox_describe_gpu(const struct mc_sandbox *sb)
 {
-    static char text[640];
+    static char text[800];
 
     snprintf(text, sizeof(text), "%s; CUDA runs: the NVIDIA device nodes "
              "writable, a data limit of %llu GiB instead of the "

@@ -11,7 +11,10 @@
  *   - cuts the network: it joins an empty network namespace made once
  *     per sandbox (when the OS lets us: as root);
  *   - restricts writes with Landlock (Linux >= 5.13) to the run's own
- *     directory and /dev/null; reads stay allowed;
+ *     directory and /dev/null; once the caller has named what runs may
+ *     read (mc_sandbox_allow_read()), reads too: to those paths, the
+ *     scratch directory, the directories on PATH and the system's
+ *     (see sandbox.c);
  *   - sets rlimits: CPU time, address space, file size, open files,
  *     processes, no core files;
  *   - for untrusted runs as root, drops to the unprivileged user
@@ -42,6 +45,8 @@ struct mc_sandbox {
     int netns;         /* runs join an empty network namespace */
     int netns_fd;      /* ... this one */
     int landlock;      /* Landlock ABI restricting writes, or 0 */
+    int limit_reads;   /* reads are limited (where Landlock is) ... */
+    struct mc_strv reads; /* ... to these real paths and the system's */
     int pidns;         /* untrusted runs get PID and IPC namespaces */
     unsigned serial;   /* for run directory names */
 };
@@ -55,6 +60,8 @@ struct mc_sandbox_opts {
     double timeout_s;         /* wall clock; 0: 60 s */
     int untrusted;            /* candidate code: drop privileges */
     int no_as_limit;          /* sanitizer builds reserve huge shadows */
+    int read_all;             /* reads are not limited (a trusted
+                               * listing of what the original reads) */
     int gpu;                  /* a CUDA program: the NVIDIA device nodes
                                * may be opened for writing, memory is
                                * bounded by RLIMIT_DATA instead of the
@@ -70,6 +77,25 @@ enum mc_code mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err);
 
 /* Kill what is left, remove the scratch directory, free SB. */
 void mc_sandbox_release(struct mc_sandbox *sb);
+
+/*
+ * Let runs read PATH (a file, or a directory with everything beneath
+ * it; symbolic links resolved now), and from now on limit every run's
+ * reads to such paths, the scratch directory, the directories on PATH
+ * and the system's, where Landlock is there. A PATH that does not exist
+ * is skipped. MC_ENOMEM is the only error.
+ */
+enum mc_code mc_sandbox_allow_read(struct mc_sandbox *sb,
+                                   const char *path);
+
+/*
+ * Whether the file at PATH, symbolic links resolved, lies beneath a
+ * path given to mc_sandbox_allow_read(), the scratch directory or the
+ * system's code (/usr, /bin, /lib...): where a compile's sources may
+ * come from, whether or not Landlock enforces it. 1 when PATH does not
+ * exist (there is nothing to read).
+ */
+int mc_sandbox_may_read(const struct mc_sandbox *sb, const char *path);
 
 /*
  * Make a fresh directory NAME-N inside the sandbox (N counts up), owned

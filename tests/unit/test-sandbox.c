@@ -6,6 +6,9 @@
  * write them and keeps the CUDA_* and NVIDIA_* variables (not a key),
  * has no address-space limit but a data limit; and it still has no
  * network and cannot write anywhere else. A CPU run gets none of that.
+ * Reads: once the caller names what runs may read, a run reads those
+ * paths and the system's, not a file elsewhere nor one through a link
+ * that leads out; a run marked read_all still reads everything.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -72,6 +75,19 @@ make_file(const char *path)
         return -1;
     fclose(f);
     return chmod(path, 0666);
+}
+
+/* Make PATH a file anyone may read, holding TEXT. */
+static int
+write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    if (!f)
+        return -1;
+    fputs(text, f);
+    fclose(f);
+    return chmod(path, 0644);
 }
 
 static void
@@ -167,6 +183,75 @@ test_sandbox__cuda_policy(void)
     mc_sandbox_release(&sb);
 }
 
+/* Run "cat FILE" in SB (READ_ALL: without the limit on reads); whether
+ * it printed the file. */
+static int
+reads(struct mc_sandbox *sb, const char *file, int read_all)
+{
+    char *argv[] = {"cat", (char *)file, NULL};
+    struct mc_spawn_result r;
+    struct mc_sandbox_opts o;
+    char *rundir = NULL;
+    int got;
+
+    memset(&o, 0, sizeof(o));
+    mc_spawn_result_init(&r);
+    if (mc_sandbox_dir(sb, "run", 1, &rundir, NULL))
+        return -1;
+    o.cwd = rundir;
+    o.untrusted = 1;
+    o.read_all = read_all;
+    o.timeout_s = 20;
+    got = mc_sandbox_run(sb, argv, &o, &r, NULL) == MC_OK && r.exited &&
+          r.status == 0 && strstr(r.out.s, "content");
+    mc_spawn_result_release(&r);
+    mc_free(rundir);
+    return got;
+}
+
+static void
+test_sandbox__reads(void)
+{
+    struct mc_sandbox sb;
+    char in[160], ok_file[200], secret[200], link[200], up[200];
+
+    snprintf(in, sizeof(in), "%s/in", dir);
+    snprintf(ok_file, sizeof(ok_file), "%s/in/ok.txt", dir);
+    snprintf(secret, sizeof(secret), "%s/out/secret", dir);
+    snprintf(link, sizeof(link), "%s/in/link", dir);
+    snprintf(up, sizeof(up), "%s/in/../out/secret", dir);
+    if (mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox");
+        return;
+    }
+    ok(reads(&sb, secret, 0) == 1, "before any is named, reads are free");
+    ok(!strstr(mc_sandbox_describe(&sb), "reads: only"),
+       "and the record says so");
+    ok(mc_sandbox_allow_read(&sb, in) == MC_OK, "a directory is named");
+    ok(mc_sandbox_allow_read(&sb, "/no/such/dir") == MC_OK,
+       "a missing one is skipped");
+    ok(mc_sandbox_may_read(&sb, ok_file), "a file in it may be read");
+    ok(!mc_sandbox_may_read(&sb, secret), "a file elsewhere may not");
+    ok(!mc_sandbox_may_read(&sb, link), "nor through a link in it");
+    ok(!mc_sandbox_may_read(&sb, up), "nor through '..'");
+    ok(mc_sandbox_may_read(&sb, "/usr/include/stdio.h") ||
+       access("/usr/include/stdio.h", F_OK), "the system's headers may");
+    ok(mc_sandbox_may_read(&sb, sb.root), "the scratch directory may");
+    ok(mc_sandbox_may_read(&sb, "/no/such/file"), "a missing file is fine");
+    if (!sb.landlock) {
+        printf("# no Landlock here: runs read freely\n");
+        mc_sandbox_release(&sb);
+        return;
+    }
+    ok(!!strstr(mc_sandbox_describe(&sb), "reads: only"),
+       "the record says reads are limited");
+    ok(reads(&sb, ok_file, 0) == 1, "a run reads a file in the directory");
+    ok(reads(&sb, secret, 0) == 0, "a run cannot read a file elsewhere");
+    ok(reads(&sb, link, 0) == 0, "nor through a link that leads out");
+    ok(reads(&sb, secret, 1) == 1, "a read_all run reads it");
+    mc_sandbox_release(&sb);
+}
+
 int
 main(void)
 {
@@ -184,6 +269,17 @@ main(void)
     make_file(path);
     snprintf(path, sizeof(path), "%s/elsewhere", dir);
     make_file(path);
+    snprintf(path, sizeof(path), "%s/in", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/out", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/in/ok.txt", dir);
+    write_file(path, "content\n");
+    snprintf(path, sizeof(path), "%s/out/secret", dir);
+    write_file(path, "content\n");
+    snprintf(path, sizeof(path), "%s/in/link", dir);
+    if (symlink("../out/secret", path))
+        printf("# cannot make %s\n", path);
     snprintf(path, sizeof(path), "%s/dev/nvidia*", dir);
     setenv("MAXCODE_CUDA_DEVICES", path, 1);
     setenv("CUDA_VISIBLE_DEVICES", "1", 1);
@@ -194,6 +290,7 @@ main(void)
     TAP_RUN(test_sandbox__gpu_paths);
     TAP_RUN(test_sandbox__gpu_env);
     TAP_RUN(test_sandbox__cuda_policy);
+    TAP_RUN(test_sandbox__reads);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
