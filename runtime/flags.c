@@ -244,3 +244,101 @@ mc_flags_for_build(const struct mc_strv *in, const char *dir,
     mc_buf_release(&b);
     return rc;
 }
+
+/* Options of nvcc with a path argument, separate or after '='. */
+static const char *const nvcc_opts[] = {"-ccbin", "--compiler-bindir"};
+
+/* P made absolute against FROM into OUT, unless it is empty or relative
+ * to a sysroot or to the executable. */
+static void
+push_path(struct mc_strv *out, const char *p, const char *from)
+{
+    if (*p && *p != '=' && strncmp(p, "$SYSROOT", 8) &&
+        strncmp(p, "$ORIGIN", 7) && strncmp(p, "${ORIGIN}", 9))
+        mc_strv_push_owned(out, rebase_path(p, from, NULL));
+}
+
+/* The paths in the linker words of "-Wl,A,B,..." in W into OUT. */
+static void
+paths_wl(const char *w, const char *from, struct mc_strv *out)
+{
+    struct mc_strv pieces = MC_STRV_INIT;
+    size_t i, k;
+    const char *p;
+
+    for (p = w + 4;; p++) {
+        size_t n = strcspn(p, ",");
+
+        mc_strv_pushn(&pieces, p, n);
+        p += n;
+        if (!*p)
+            break;
+    }
+    for (i = 0; i < pieces.n; i++) {
+        if (ld_wants_path(pieces.v[i], 1) && i + 1 < pieces.n) {
+            push_path(out, pieces.v[++i], from);
+            continue;
+        }
+        for (k = 0; k < MC_ARRAY_SIZE(ld_joined); k++)
+            if (!strncmp(pieces.v[i], ld_joined[k], strlen(ld_joined[k])))
+                push_path(out, pieces.v[i] + strlen(ld_joined[k]), from);
+    }
+    if (mc_strv_status(&pieces))
+        out->oom = 1;
+    mc_strv_release(&pieces);
+}
+
+enum mc_code
+mc_flags_paths(const struct mc_strv *in, const char *from,
+               struct mc_strv *out)
+{
+    size_t i, k;
+
+    for (i = 0; i < in->n; i++) {
+        const char *a = in->v[i];
+        int done = 0;
+
+        if (!strcmp(a, "-Xlinker") && i + 2 < in->n &&
+            !strcmp(in->v[i + 2], "-Xlinker") &&
+            ld_wants_path(in->v[i + 1], 1) && i + 3 < in->n) {
+            push_path(out, in->v[i + 3], from);
+            i += 3;
+            continue;
+        }
+        if (!strncmp(a, "-Wl,", 4)) {
+            paths_wl(a, from, out);
+            continue;
+        }
+        for (k = 0; !done && k < MC_ARRAY_SIZE(path_opts); k++) {
+            size_t n = strlen(path_opts[k]);
+
+            if (strncmp(a, path_opts[k], n))
+                continue;
+            if (!a[n] && i + 1 < in->n)
+                push_path(out, in->v[++i], from);
+            else if (a[n] && a[n] != '-')
+                push_path(out, a + n, from);
+            done = 1;
+        }
+        for (k = 0; !done && k < MC_ARRAY_SIZE(joined_opts); k++) {
+            size_t n = strlen(joined_opts[k]);
+
+            if (!strncmp(a, joined_opts[k], n) && a[n]) {
+                push_path(out, a + n, from);
+                done = 1;
+            }
+        }
+        for (k = 0; !done && k < MC_ARRAY_SIZE(nvcc_opts); k++) {
+            size_t n = strlen(nvcc_opts[k]);
+
+            if (strncmp(a, nvcc_opts[k], n) || (a[n] && a[n] != '='))
+                continue;
+            if (a[n] == '=')
+                push_path(out, a + n + 1, from);
+            else if (i + 1 < in->n)
+                push_path(out, in->v[++i], from);
+            done = 1;
+        }
+    }
+    return mc_strv_status(out);
+}

@@ -53,4 +53,15 @@ enum mc_code mc_flags_rebase(const struct mc_strv *in, const char *from,
 enum mc_code mc_flags_for_build(const struct mc_strv *in, const char *dir,
                                 struct mc_strv *out);
 
+/*
+ * Append to OUT every path that IN's words name (the options above, and
+ * nvcc's "-ccbin P" and "--compiler-bindir P"), made absolute against
+ * directory FROM; those relative to a sysroot or to the executable are
+ * left out. What a build may read besides the sources: include and
+ * library directories, forced includes, linker scripts, response files.
+ * MC_ENOMEM is the only error.
+ */
+enum mc_code mc_flags_paths(const struct mc_strv *in, const char *from,
+                            struct mc_strv *out);
+
 #endif /* MC_FLAGS_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * test-flags.c: relative paths inside compiler and linker flags,
- * rebased from one directory to another.
+ * rebased from one directory to another, and listed (what a build may
+ * read).
  */
 #include "mc_setup.h"
 #include "buf.h"
@@ -102,11 +103,48 @@ test_flags__for_build(void)
     mc_buf_release(&b);
 }
 
+/* The paths FLAGS name, made absolute against FROM, joined by blanks. */
+static const char *
+paths(const char *flags, const char *from)
+{
+    static char out[1024];
+    struct mc_strv in = MC_STRV_INIT, res = MC_STRV_INIT;
+    size_t i;
+
+    out[0] = '\0';
+    mc_shell_split(flags, &in, NULL);
+    if (mc_flags_paths(&in, from, &res))
+        snprintf(out, sizeof(out), "(error)");
+    for (i = 0; i < res.n; i++)
+        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
+                 i ? " " : "", res.v[i]);
+    mc_strv_release(&in);
+    mc_strv_release(&res);
+    return out;
+}
+
+static void
+test_flags__paths(void)
+{
+    is_str(paths("-Iinc -I /abs -isystem sys -include cfg.h -O2 -DX=a/b "
+                 "-I- -include-pch p.pch", "/p"),
+           "/p/inc /abs /p/sys /p/cfg.h", "include options");
+    is_str(paths("-L../lib -Wl,-rpath,rl -Wl,-T,ld.x -Xlinker -rpath "
+                 "-Xlinker xr @rsp --sysroot=sr -I=sys -Wl,-rpath=$ORIGIN",
+                 "/p"),
+           "/p/../lib /p/rl /p/ld.x /p/xr /p/rsp /p/sr",
+           "library and linker paths; sysroot and $ORIGIN left out");
+    is_str(paths("-ccbin /opt/gcc/bin/g++ --compiler-bindir=bin -arch=sm_90",
+                 "/p"),
+           "/opt/gcc/bin/g++ /p/bin", "nvcc's host compiler");
+}
+
 int
 main(void)
 {
     TAP_RUN(test_flags__include_and_library_paths);
     TAP_RUN(test_flags__linker_words);
     TAP_RUN(test_flags__for_build);
+    TAP_RUN(test_flags__paths);
     return tap_done();
 }
