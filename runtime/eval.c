@@ -13,6 +13,7 @@
 #include "lang.h"
 #include "mark.h"
 #include "profile.h"
+#include "reads.h"
 #include "variant.h"
 
 #include <cjson/cJSON.h>
@@ -82,6 +83,10 @@
 #define PROF_STRIP_ALL  "4096"   /* GCOV_PREFIX_STRIP: more directories
                                   * than a path has; libgcov then keeps
                                   * the file name alone */
+
+/* Reads outside the project (doc/internals/eval.md, "Reads"). */
+#define DEPS_TIMEOUT_S  120      /* `CC -M`: the dependency list */
+#define OUTSIDE_REASON  "candidate reads a file outside the project"
 
 /* What counts instructions: ev->instr_tool (eval.h). */
 enum { TOOL_UNKNOWN = 0, TOOL_PERF = 1, TOOL_VALGRIND = 2 };
@@ -317,6 +322,57 @@ spread(const double *x, size_t n)
 
 /* ---- building ---- */
 
+/* Whether PATH, relative to make's directory (where compiles run) when
+ * not absolute, is a file outside what builds may read; then
+ * EV->outside gets SHOWN, the name as the candidate or the compiler
+ * wrote it (PATH when NULL). */
+static int
+outside(struct mc_eval *ev, const char *path, const char *shown)
+{
+    struct mc_buf p = MC_BUF_INIT;
+    struct stat st;
+    int out;
+
+    if (*path != '/')
+        mc_buf_addf(&p, "%s/", ev->make_dir);
+    mc_buf_adds(&p, path);
+    /* Files only: "/" or a directory in a message is no content. */
+    out = !mc_buf_status(&p) && stat(p.s, &st) == 0 &&
+          !S_ISDIR(st.st_mode) && !mc_sandbox_may_read(&ev->sb, p.s);
+    mc_buf_release(&p);
+    if (out) {
+        mc_buf_reset(&ev->outside);
+        mc_buf_adds(&ev->outside, shown ? shown : path);
+    }
+    return out;
+}
+
+/* Whether NAMES holds a file outside (see outside()). */
+static int
+any_outside(struct mc_eval *ev, const struct mc_strv *names)
+{
+    size_t i;
+
+    for (i = 0; i < names->n; i++)
+        if (outside(ev, names->v[i], NULL))
+            return 1;
+    return 0;
+}
+
+/* Whether compiler output DIAG names a file outside what builds may
+ * read (the compiler quotes lines of the files it reports on). */
+static int
+outside_named(struct mc_eval *ev, const struct mc_buf *diag)
+{
+    struct mc_strv words = MC_STRV_INIT;
+    int found;
+
+    mc_reads_paths_in(diag->s ? diag->s : "", diag->len, &words);
+    found = any_outside(ev, &words);
+    mc_strv_release(&words);
+    return found;
+}
+
 /* Keep the first DIAG_LINES lines of compiler output in B. */
 static void
 trim_diagnostics(const struct mc_buf *in, struct mc_buf *b)
@@ -449,6 +505,52 @@ build(struct mc_eval *ev, const char *src, const char *exe,
 out:
     mc_strv_release(&argv);
     mc_buf_release(&obj);
+    return rc;
+}
+
+/*
+ * The files that compiling SRC reads, as `CC FLAGS TEST-CPPFLAGS -M SRC`
+ * lists them (with make's directory as the working directory and DIR
+ * the writable one), into DEPS. READ_ALL lifts the limit on reads (the
+ * original's listing: it is the user's code). MC_EINVAL when the
+ * listing failed (the build will say why).
+ */
+static enum mc_code
+list_deps(struct mc_eval *ev, const char *src, const char *dir,
+          int read_all, struct mc_strv *deps, struct mc_err *err)
+{
+    struct mc_strv argv = MC_STRV_INIT, tf = MC_STRV_INIT;
+    struct mc_sandbox_opts so;
+    struct mc_spawn_result r;
+    enum mc_code rc;
+
+    rc = add_words(ev, &argv, ev->t->compiler, &ev->t->flags, dir, err);
+    if (rc)
+        goto out;
+    mc_shell_split(mc_target_get(ev->t, MC_OPT_TEST_CPPFLAGS), &tf, NULL);
+    mc_strv_extend(&argv, &tf);
+    mc_strv_push(&argv, "-M");
+    mc_strv_push(&argv, src);
+    if (mc_strv_status(&argv) || mc_strv_status(&tf)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    mc_spawn_result_init(&r);
+    memset(&so, 0, sizeof(so));
+    so.cwd = dir;
+    so.workdir = ev->make_dir;
+    so.timeout_s = DEPS_TIMEOUT_S;
+    so.out_cap = BUILD_OUT_CAP;
+    so.read_all = read_all;
+    rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);
+    if (!rc && (r.timed_out || !r.exited || r.status || r.truncated))
+        rc = MC_EINVAL;
+    if (!rc && mc_reads_deps(r.out.s, r.out.len, deps))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    mc_spawn_result_release(&r);
+out:
+    mc_strv_release(&argv);
+    mc_strv_release(&tf);
     return rc;
 }
 
@@ -861,6 +963,253 @@ describe_run(struct mc_eval *ev, const struct mc_run_out *o,
     }
 }
 
+/* ---- what builds and runs read ---- */
+
+static void original_path(const struct mc_eval *ev, struct mc_buf *src);
+
+/* The directory of PATH (relative to make's directory when it is not
+ * absolute) into OUT. */
+static void
+push_dir_of(struct mc_eval *ev, const char *path, struct mc_strv *out)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    const char *slash = strrchr(path, '/');
+
+    if (*path != '/')
+        mc_buf_addf(&b, "%s/", ev->make_dir);
+    if (slash)
+        mc_buf_add(&b, path, (size_t)(slash - path) + (slash == path));
+    mc_strv_push_owned(out, mc_buf_detach(&b, NULL));
+}
+
+/* Where the programs of COMMAND are installed, into OUT: for each word
+ * that PATH resolves to a program, its real directory, or that
+ * directory's parent when it is a "bin" (/opt/cuda/bin/nvcc: /opt/cuda,
+ * whose include/ and lib/ the compiler reads). */
+static void
+push_prefixes(const char *command, struct mc_strv *out)
+{
+    struct mc_strv words = MC_STRV_INIT;
+    size_t i;
+
+    mc_shell_split(command ? command : "", &words, NULL);
+    for (i = 0; i < words.n; i++) {
+        char *exe, *real = NULL, *slash;
+
+        if (words.v[i][0] == '-' || strchr(words.v[i], '='))
+            continue;
+        exe = mc_spawn_which(words.v[i]);
+        if (exe)
+            real = realpath(exe, NULL);
+        mc_free(exe);
+        if (!real)
+            continue;
+        slash = strrchr(real, '/');
+        *slash = '\0';
+        if (!strcmp(slash > real ? strrchr(real, '/') + 1 : "", "bin"))
+            *strrchr(real, '/') = '\0';
+        if (*real)
+            mc_strv_push(out, real);
+        free(real);
+    }
+    if (mc_strv_status(&words))
+        out->oom = 1;
+    mc_strv_release(&words);
+}
+
+/* The words of the shell text TEXT as flags, their paths into OUT. */
+static void
+push_flag_paths(struct mc_eval *ev, const char *text, struct mc_strv *out)
+{
+    struct mc_strv words = MC_STRV_INIT;
+
+    mc_shell_split(text, &words, NULL);
+    mc_flags_paths(&words, ev->make_dir, out);
+    if (mc_strv_status(&words))
+        out->oom = 1;
+    mc_strv_release(&words);
+}
+
+/*
+ * Limit what builds and runs read (doc/internals/eval.md, "Reads") to
+ * make's directory, SOURCE's, the link files' and their directories,
+ * every path the flags name (include and library directories, forced
+ * includes), where the compiler and linker are installed, the absolute
+ * paths in args=, the directories of LD_LIBRARY_PATH, the scratch
+ * directory and the system's.
+ */
+static enum mc_code
+allow_project_reads(struct mc_eval *ev, struct mc_err *err)
+{
+    const char *ld = getenv("LD_LIBRARY_PATH"), *p;
+    struct mc_strv paths = MC_STRV_INIT, args = MC_STRV_INIT;
+    struct mc_target *t = ev->t;
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    mc_strv_push(&paths, ev->make_dir);
+    push_dir_of(ev, t->source_real ? t->source_real : t->source, &paths);
+    for (i = 0; i < t->link.n; i++) {
+        push_dir_of(ev, t->link.v[i], &paths);
+        mc_strv_push(&paths, t->link.v[i]);
+    }
+    mc_flags_paths(&t->flags, ev->make_dir, &paths);
+    mc_flags_paths(&t->ldflags, ev->make_dir, &paths);
+    mc_flags_paths(&t->ldlibs, ev->make_dir, &paths);
+    push_flag_paths(ev, mc_target_get(t, MC_OPT_LDLIBS), &paths);
+    push_flag_paths(ev, mc_target_get(t, MC_OPT_TEST_CPPFLAGS), &paths);
+    push_prefixes(t->compiler, &paths);
+    push_prefixes(t->linker, &paths);
+    mc_shell_split(mc_target_get(t, MC_OPT_ARGS), &args, NULL);
+    for (i = 0; i < args.n; i++) {
+        const char *eq = strchr(args.v[i], '=');
+
+        if (args.v[i][0] == '/')
+            mc_strv_push(&paths, args.v[i]);
+        else if (args.v[i][0] == '-' && eq && eq[1] == '/')
+            mc_strv_push(&paths, eq + 1);
+    }
+    for (p = ld ? ld : ""; *p; p += *p == ':') {
+        size_t n = strcspn(p, ":");
+        struct mc_buf b = MC_BUF_INIT;
+
+        if (n && *p != '/')
+            mc_buf_addf(&b, "%s/", ev->make_dir);
+        mc_buf_add(&b, p, n);
+        if (n)
+            mc_strv_push_owned(&paths, mc_buf_detach(&b, NULL));
+        mc_buf_release(&b);
+        p += n;
+    }
+    if (mc_strv_status(&paths) || mc_strv_status(&args))
+        rc = MC_ENOMEM;
+    for (i = 0; !rc && i < paths.n; i++)
+        rc = mc_sandbox_allow_read(&ev->sb, paths.v[i]);
+    mc_strv_release(&paths);
+    mc_strv_release(&args);
+    return rc ? mc_err_set(err, rc, "out of memory") : MC_OK;
+}
+
+/*
+ * Let builds read what the original's compile reads: the dependency
+ * lists of SOURCE and of each link file in a language (headers reached
+ * through a symbolic link, or found where the flags do not say), listed
+ * in DIR without the limit. A listing that fails is no error: the
+ * original's build then says what is wrong.
+ */
+static enum mc_code
+allow_original_reads(struct mc_eval *ev, const char *dir,
+                     struct mc_err *err)
+{
+    struct mc_strv deps = MC_STRV_INIT;
+    struct mc_buf src = MC_BUF_INIT;
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    original_path(ev, &src);
+    if (mc_buf_status(&src))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (i = 0; !rc && i <= ev->t->link.n; i++) {
+        const char *f = i ? ev->t->link.v[i - 1] : src.s;
+
+        if (i && !mc_lang_of_path(f))
+            continue;
+        rc = list_deps(ev, f, dir, 1, &deps, err);
+        if (rc == MC_EINVAL) {
+            mc_err_clear(err);
+            rc = MC_OK;
+        }
+    }
+    for (i = 0; !rc && i < deps.n; i++)
+        if (!mc_sandbox_may_read(&ev->sb, deps.v[i]))
+            rc = mc_sandbox_allow_read(&ev->sb, deps.v[i]);
+    if (rc == MC_ENOMEM || mc_strv_status(&deps))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    mc_strv_release(&deps);
+    mc_buf_release(&src);
+    return rc;
+}
+
+/* The directories where a candidate's relative names may be found,
+ * into OUT: SOURCE's (its quote includes are rewritten to reach it),
+ * make's, the candidate's DIR and the paths the flags name. */
+static void
+name_bases(struct mc_eval *ev, const char *dir, struct mc_strv *out)
+{
+    push_dir_of(ev, ev->t->source_real ? ev->t->source_real
+                                       : ev->t->source, out);
+    mc_strv_push(out, ev->make_dir);
+    mc_strv_push(out, dir);
+    mc_flags_paths(&ev->t->flags, ev->make_dir, out);
+    push_flag_paths(ev, mc_target_get(ev->t, MC_OPT_TEST_CPPFLAGS), out);
+}
+
+/*
+ * Whether the candidate TEXT (LEN bytes, as the model wrote it; PATH in
+ * DIR holds it rewritten) reads a file outside what builds may read;
+ * EV->outside then names it. Two checks that hold with or without Landlock: the files its
+ * directives name (#include, #embed, #line, .incbin...), each tried
+ * where the compiler would look; and its dependency list (`CC -M`),
+ * which also has the names that macros build.
+ */
+static enum mc_code
+reads_outside(struct mc_eval *ev, const char *path, const char *dir,
+              const char *text, size_t len, int *found, struct mc_err *err)
+{
+    struct mc_strv names = MC_STRV_INIT, bases = MC_STRV_INIT;
+    struct mc_strv deps = MC_STRV_INIT;
+    struct mc_buf p = MC_BUF_INIT;
+    enum mc_code rc;
+    size_t i, k;
+
+    *found = 0;
+    rc = mc_reads_directives(text, len, &names);
+    name_bases(ev, dir, &bases);
+    if (rc || mc_strv_status(&bases))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (i = 0; !rc && !*found && i < names.n; i++) {
+        const char *n = names.v[i];
+
+        if (*n == '/') {
+            *found = outside(ev, n, n);
+            continue;
+        }
+        for (k = 0; !*found && k < bases.n; k++) {
+            mc_buf_reset(&p);
+            mc_buf_addf(&p, "%s/%s", bases.v[k], n);
+            *found = !mc_buf_status(&p) && outside(ev, p.s, n);
+        }
+    }
+    if (!rc && !*found) {
+        rc = list_deps(ev, path, dir, 0, &deps, err);
+        if (rc == MC_EINVAL) {
+            /* It does not preprocess: the build will say why. */
+            mc_err_clear(err);
+            rc = MC_OK;
+        } else if (!rc) {
+            *found = any_outside(ev, &deps);
+        }
+    }
+    mc_strv_release(&names);
+    mc_strv_release(&bases);
+    mc_strv_release(&deps);
+    mc_buf_release(&p);
+    return rc;
+}
+
+/* FB says that the candidate reads a file outside the project (named
+ * in EV->outside), and carries no compiler output: the compiler may
+ * have quoted the file. */
+static void
+reject_outside(struct mc_eval *ev, struct mc_feedback *fb)
+{
+    fb->verdict = MC_VERDICT_REJECTED;
+    fb->compiled = 0;
+    mc_buf_reset(&fb->diagnostics);
+    mc_buf_reset(&fb->detail);
+    mc_buf_addf(&fb->detail, OUTSIDE_REASON ": '%s'", ev->outside.s);
+}
+
 /* ---- the original ---- */
 
 enum mc_code
@@ -876,6 +1225,7 @@ mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
     mc_buf_init(&ev->orig_text);
     mc_buf_init(&ev->build_cmd);
     mc_buf_init(&ev->why);
+    mc_buf_init(&ev->outside);
     if (!getcwd(cwd, sizeof(cwd)))
         return mc_err_set(err, MC_EIO, "cannot get the current directory: "
                           "%s", strerror(errno));
@@ -886,6 +1236,8 @@ mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
     ev->n_runs = t->inputs.n ? t->inputs.n : 1;
     ev->timing_cap_s = atof(mc_conf_get(&t->conf, MC_SET_TIMING_CAP));
     rc = mc_sandbox_init(&ev->sb, err);
+    if (!rc)
+        rc = allow_project_reads(ev, err);
     if (rc)
         return rc;
     ev->ref = mc_calloc(ev->n_runs, sizeof(*ev->ref));
@@ -910,6 +1262,7 @@ mc_eval_release(struct mc_eval *ev)
     mc_free(ev->make_dir);
     mc_buf_release(&ev->build_cmd);
     mc_buf_release(&ev->why);
+    mc_buf_release(&ev->outside);
     memset(ev, 0, sizeof(*ev));
 }
 
@@ -1304,6 +1657,8 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
     rc = check_kernel_option(ev, err);
     if (!rc)
         rc = mc_sandbox_dir(&ev->sb, "original", 0, &dir, err);
+    if (!rc)
+        rc = allow_original_reads(ev, dir, err);
     if (!rc)
         rc = build_original(ev, dir, err);
     for (i = 0; !rc && i < ev->n_runs; i++)
@@ -2071,7 +2426,11 @@ sanitized_runs(struct mc_eval *ev, const char *path, const char *dir,
     san_exe = mc_buf_detach(&sp, NULL);
     rc = san_exe ? build(ev, path, san_exe, san, dir, &fb->diagnostics, err)
                  : MC_ENOMEM;
-    if (rc == MC_EINVAL) {
+    if (rc == MC_EINVAL && outside_named(ev, &fb->diagnostics)) {
+        reject_outside(ev, fb);
+        *wrong = 1;
+        rc = MC_OK;
+    } else if (rc == MC_EINVAL) {
         /* No sanitizer runtime for this compiler: say so, go on. */
         mc_buf_adds(&fb->diagnostics, "(the sanitizer build failed; no "
                     "sanitizer run)\n");
@@ -2119,7 +2478,7 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     char *dir = NULL, *test_exe = NULL, *time_exe = NULL;
     const char *kernel = mc_target_get(ev->t, MC_OPT_KERNEL);
     enum mc_code rc;
-    int wrong = 0;
+    int wrong = 0, outside_read = 0;
 
     fb->metric = mc_target_get(ev->t, MC_OPT_METRIC);
     fb->sandbox = mc_lang_get(ev->t->lang)->kernels
@@ -2154,10 +2513,21 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
                             len, &src, err);
     if (!rc)
         rc = mc_file_write_atomic(path.s, src.s, src.len, err);
+    if (!rc)
+        rc = reads_outside(ev, path.s, dir, text, len, &outside_read, err);
     if (rc)
         goto out;
+    if (outside_read) {
+        reject_outside(ev, fb);
+        goto out;
+    }
     rc = build_pair(ev, path.s, dir, &test_exe, &time_exe, &fb->diagnostics,
                     err);
+    if (rc == MC_EINVAL && outside_named(ev, &fb->diagnostics)) {
+        reject_outside(ev, fb);
+        rc = MC_OK;
+        goto out;
+    }
     if (rc == MC_EINVAL) {
         fb->verdict = MC_VERDICT_COMPILE_ERROR;
         mc_buf_add(&fb->detail, fb->diagnostics.s, fb->diagnostics.len);

@@ -102,6 +102,8 @@ struct mc_eval {
     double timing_cap_s;      /* most seconds of timing per candidate */
     char *make_dir;           /* where builds run: the current directory */
     struct mc_buf build_cmd;  /* the last build command that failed */
+    struct mc_buf outside;    /* a file outside the project that a
+                               * candidate named, as it named it */
     struct mc_buf why;        /* why prepare failed, in full (ERR has it
                                * cut to its size) */
     int rounds;               /* 0: the search's rule (a confirmation
