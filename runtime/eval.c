@@ -85,7 +85,6 @@
                                   * the file name alone */
 
 /* Reads outside the project (doc/internals/eval.md, "Reads"). */
-#define DEPS_TIMEOUT_S  120      /* `CC -M`: the dependency list */
 #define OUTSIDE_REASON  "candidate reads a file outside the project"
 
 /* What counts instructions: ev->instr_tool (eval.h). */
@@ -387,26 +386,38 @@ trim_diagnostics(const struct mc_buf *in, struct mc_buf *b)
         mc_buf_adds(b, "[... more diagnostics cut ...]\n");
 }
 
-/* Run the build command ARGV with make's directory as the working
- * directory and DIR as the only writable one. 0 when it succeeded; else
- * DIAG gets the trimmed compiler output and EV->build_cmd the command. */
+/* Run the compiler command ARGV with make's directory as the working
+ * directory and DIR as the only writable one (READ_ALL: reads not
+ * limited) into R, which the caller releases. */
 static enum mc_code
-run_build(struct mc_eval *ev, struct mc_strv *argv, const char *dir,
-          struct mc_buf *diag, struct mc_err *err)
+run_compiler(struct mc_eval *ev, char *const argv[], const char *dir,
+             int read_all, struct mc_spawn_result *r, struct mc_err *err)
 {
     struct mc_sandbox_opts so;
-    struct mc_spawn_result r;
-    enum mc_code rc;
 
-    if (mc_strv_status(argv))
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    mc_spawn_result_init(&r);
+    mc_spawn_result_init(r);
     memset(&so, 0, sizeof(so));
     so.cwd = dir;
     so.workdir = ev->make_dir;
     so.timeout_s = BUILD_TIMEOUT_S;
     so.out_cap = BUILD_OUT_CAP;
-    rc = mc_sandbox_run(&ev->sb, argv->v, &so, &r, err);
+    so.read_all = read_all;
+    return mc_sandbox_run(&ev->sb, argv, &so, r, err);
+}
+
+/* Run the build command ARGV (see run_compiler()). 0 when it
+ * succeeded; else DIAG gets the trimmed compiler output and
+ * EV->build_cmd the command. */
+static enum mc_code
+run_build(struct mc_eval *ev, struct mc_strv *argv, const char *dir,
+          struct mc_buf *diag, struct mc_err *err)
+{
+    struct mc_spawn_result r;
+    enum mc_code rc;
+
+    if (mc_strv_status(argv))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    rc = run_compiler(ev, argv->v, dir, 0, &r, err);
     if (!rc && (r.timed_out || !r.exited || r.status)) {
         mc_buf_reset(diag);
         if (r.timed_out)
@@ -520,7 +531,6 @@ list_deps(struct mc_eval *ev, const char *src, const char *dir,
           int read_all, struct mc_strv *deps, struct mc_err *err)
 {
     struct mc_strv argv = MC_STRV_INIT, tf = MC_STRV_INIT;
-    struct mc_sandbox_opts so;
     struct mc_spawn_result r;
     enum mc_code rc;
 
@@ -535,14 +545,7 @@ list_deps(struct mc_eval *ev, const char *src, const char *dir,
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    mc_spawn_result_init(&r);
-    memset(&so, 0, sizeof(so));
-    so.cwd = dir;
-    so.workdir = ev->make_dir;
-    so.timeout_s = DEPS_TIMEOUT_S;
-    so.out_cap = BUILD_OUT_CAP;
-    so.read_all = read_all;
-    rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);
+    rc = run_compiler(ev, argv.v, dir, read_all, &r, err);
     if (!rc && (r.timed_out || !r.exited || r.status || r.truncated))
         rc = MC_EINVAL;
     if (!rc && mc_reads_deps(r.out.s, r.out.len, deps))

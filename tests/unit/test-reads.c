@@ -9,22 +9,29 @@
 #include "strv.h"
 #include "tap.h"
 
+/* V's strings joined by '|' (static), V released; "(error)" after
+ * RC. */
+static const char *
+joined(enum mc_code rc, struct mc_strv *v)
+{
+    static char out[1024];
+    size_t i;
+
+    out[0] = '\0';
+    for (i = 0; i < v->n; i++)
+        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
+                 i ? "|" : "", v->v[i]);
+    mc_strv_release(v);
+    return rc ? "(error)" : out;
+}
+
 /* The names of TEXT's directives, joined by '|'. */
 static const char *
 names(const char *text)
 {
-    static char out[1024];
     struct mc_strv v = MC_STRV_INIT;
-    size_t i;
 
-    out[0] = '\0';
-    if (mc_reads_directives(text, strlen(text), &v))
-        return "(error)";
-    for (i = 0; i < v.n; i++)
-        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
-                 i ? "|" : "", v.v[i]);
-    mc_strv_release(&v);
-    return out;
+    return joined(mc_reads_directives(text, strlen(text), &v), &v);
 }
 
 static void
@@ -78,18 +85,11 @@ test_reads__assembler(void)
 static const char *
 words(int deps, const char *text)
 {
-    static char out[1024];
     struct mc_strv v = MC_STRV_INIT;
-    size_t i;
 
-    out[0] = '\0';
-    if ((deps ? mc_reads_deps : mc_reads_paths_in)(text, strlen(text), &v))
-        return "(error)";
-    for (i = 0; i < v.n; i++)
-        snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
-                 i ? "|" : "", v.v[i]);
-    mc_strv_release(&v);
-    return out;
+    return joined((deps ? mc_reads_deps : mc_reads_paths_in)(
+                      text, strlen(text), &v),
+                  &v);
 }
 
 static void
