@@ -2,7 +2,9 @@
 /*
  * main.c: the maxcode command. It dispatches from a table of subcommands;
  * the generated make rules and users call it. Exit status: 0 success,
- * 1 failure, 2 usage error.
+ * 1 failure, 2 usage error. SIGINT, SIGTERM and SIGHUP kill the
+ * children first (compilers, candidates), then the command dies of the
+ * signal, as make expects of a recipe.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -10,8 +12,10 @@
 #include "commands.h"
 #include "log.h"
 #include "paths.h"
+#include "spawn.h"
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 
 #ifndef MC_BINDIR
 #define MC_BINDIR "/usr/local/bin"
@@ -181,11 +185,47 @@ static const struct command commands[] = {
     {"help", mc_cmd_help},
 };
 
+/* A signal that ends us: our children's process groups go first (they
+ * are not in make's group, so the terminal's Ctrl-C does not reach
+ * them), then we die of SIG, which was blocked while this ran. Locks
+ * are released by the kernel as our descriptors close. */
+static void
+die_of(int sig)
+{
+    int saved = errno;
+
+    mc_spawn_kill_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+    errno = saved;
+}
+
+/* die_of() for the signals that end a build, unless ignored on entry
+ * (nohup, a background job of a script), as make does. */
+static void
+catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(sigs); i++) {
+        struct sigaction sa, old;
+
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = die_of;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(sigs[i], NULL, &old) == 0 &&
+            old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
     size_t i;
 
+    catch_signals();
     if (argc < 2) {
         fputs(usage_text, stderr);
         return EXIT_USAGE;

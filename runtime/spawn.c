@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * spawn.c: fork, raw execve, capture, timeout with process-group kill.
+ * The process groups of the children alive are kept in a small table,
+ * so that a command dying of a signal can kill them first
+ * (mc_spawn_kill_all); each child also dies with us (PR_SET_PDEATHSIG),
+ * for the signals no handler sees (SIGKILL).
  */
 #include "mc_setup.h"
 #include "spawn.h"
@@ -9,7 +13,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -22,11 +28,54 @@ extern char **environ;
 #define KILL_GRACE_S    1          /* to reap a child killed at the
                                     * timeout */
 #define WAIT_POLL_US    1000       /* reaping without a pidfd: a poll */
+#define LIVE_MAX        8          /* children alive at once that
+                                    * mc_spawn_kill_all() reaches */
 
 /* Exit statuses of a child that never ran its program. */
 #define EXIT_NO_SETUP   125 /* the caller's child_setup() refused */
 #define EXIT_NO_FDS     126 /* no stdin, stdout, stderr or directory */
 #define EXIT_NO_EXEC    127 /* execve() failed */
+
+/* The process groups of our children alive (0: a free slot), for
+ * mc_spawn_kill_all(), which a signal handler calls. */
+static volatile sig_atomic_t live[LIVE_MAX];
+
+static void
+live_add(pid_t pid)
+{
+    size_t i;
+
+    for (i = 0; i < LIVE_MAX; i++)
+        if (!live[i]) {
+            live[i] = pid;
+            return;
+        }
+}
+
+static void
+live_remove(pid_t pid)
+{
+    size_t i;
+
+    for (i = 0; i < LIVE_MAX; i++)
+        if (live[i] == pid)
+            live[i] = 0;
+}
+
+void
+mc_spawn_kill_all(void)
+{
+    size_t i;
+
+    for (i = 0; i < LIVE_MAX; i++) {
+        pid_t pid = live[i];
+
+        if (pid > 0) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+        }
+    }
+}
 
 void
 mc_spawn_result_init(struct mc_spawn_result *r)
@@ -166,10 +215,13 @@ drain(int fd, struct mc_buf *b, size_t cap, int *truncated)
     return 1;
 }
 
-/* In the child: never returns. EXEC_FD closes on a successful exec. */
+/* In the child: never returns. EXEC_FD closes on a successful exec.
+ * PARENT is our parent's PID (0 in a new PID namespace, where it has
+ * none). */
 static void
 child(char *const argv[], const char *exe, char *const *envp,
-      const struct mc_spawn_opts *o, int out_fd, int err_fd, int exec_fd)
+      const struct mc_spawn_opts *o, int out_fd, int err_fd, int exec_fd,
+      pid_t parent)
 {
     int in_fd;
 
@@ -183,6 +235,11 @@ child(char *const argv[], const char *exe, char *const *envp,
         _exit(EXIT_NO_FDS);
     signal(SIGPIPE, SIG_DFL);
     if (o && o->child_setup && o->child_setup(o->setup_ctx))
+        _exit(EXIT_NO_SETUP);
+    /* Die with the parent, even by SIGKILL. Set after child_setup: a
+     * change of user clears it. The parent may have died before. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0 &&
+        getppid() != parent)
         _exit(EXIT_NO_SETUP);
     /* The raw system call: an LD_PRELOAD interposer (Bear) in our own
      * process does not see it. */
@@ -331,7 +388,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     struct rusage ru;
     enum mc_code rc = MC_OK;
     char *exe = NULL;
-    pid_t pid;
+    pid_t pid, self = getpid();
 
     if (!(o && o->envp) && mc_spawn_env(&env)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -360,8 +417,9 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     }
     if (pid == 0)
         child(argv, exe, o && o->envp ? o->envp : env.v, o, fd[3], fd[4],
-              fd[5]);
+              fd[5], o && (o->clone_flags & CLONE_NEWPID) ? 0 : self);
     setpgid(pid, pid); /* also in the parent: no race with kill() */
+    live_add(pid);
     close_all(fd + 3, 3);
     fd[3] = fd[4] = fd[5] = -1;
     t0 = await_exec(fd[2]);
@@ -370,6 +428,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     reap(pid, timeout, t0, r, &wstatus, &ru);
     /* Anything the child left behind in its group goes too. */
     kill(-pid, SIGKILL);
+    live_remove(pid);
     r->wall_s = mc_spawn_clock() - t0;
     set_result(r, wstatus, &ru);
     if (mc_buf_status(&r->out) || mc_buf_status(&r->err))

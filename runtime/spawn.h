@@ -57,6 +57,14 @@ void mc_spawn_result_release(struct mc_spawn_result *r);
 enum mc_code mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
                       struct mc_spawn_result *r, struct mc_err *err);
 
+/*
+ * Kill (SIGKILL) the process group of every child of mc_spawn() still
+ * alive. Async-signal-safe: for a command's handler of SIGINT or
+ * SIGTERM, before it dies of the signal. Children die with their parent
+ * anyway (PR_SET_PDEATHSIG), but not the rest of their groups.
+ */
+void mc_spawn_kill_all(void);
+
 /* The environment for children, built from ours: see above. */
 enum mc_code mc_spawn_env(struct mc_strv *out);
 

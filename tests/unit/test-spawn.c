@@ -4,7 +4,9 @@
  * output, and above all the timeout: a command that sleeps past it is
  * killed with its whole process group (a background child included,
  * also when the command closed its output) and reported as timed out,
- * within a bounded time.
+ * within a bounded time. A child dies with its parent, even when that
+ * dies of SIGKILL, and mc_spawn_kill_all(), from a signal handler,
+ * kills the rest of its group.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -14,6 +16,7 @@
 #include "tap.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #define TIMEOUT_S 0.5 /* the timeout the cases give */
 #define BOUND_S   5.0 /* a killed run must be over by then */
@@ -178,6 +181,78 @@ test_spawn__no_timeout_when_quick(void)
     mc_spawn_result_release(&r);
 }
 
+/* In a helper process: die of SIGTERM, killing our children first. */
+static void
+on_term(int sig)
+{
+    (void)sig;
+    mc_spawn_kill_all();
+    _exit(0);
+}
+
+/*
+ * Fork a helper that runs SCRIPT with mc_spawn() (and, with HANDLER,
+ * calls mc_spawn_kill_all() on SIGTERM); once FILE holds a PID, send the
+ * helper SIG and reap it. The PID in FILE, or -1.
+ */
+static pid_t
+spawn_then_kill(const char *script, const char *file, int handler, int sig)
+{
+    double t0 = mc_spawn_clock();
+    pid_t helper, pid = -1;
+
+    helper = fork();
+    if (helper == 0) {
+        char *argv[] = {"sh", "-c", (char *)script, NULL};
+        struct mc_spawn_result r;
+
+        if (handler)
+            signal(SIGTERM, on_term);
+        mc_spawn_result_init(&r);
+        mc_spawn(argv, NULL, &r, NULL);
+        _exit(0);
+    }
+    if (helper < 0)
+        return -1;
+    while ((pid = pid_in(file)) <= 0 && mc_spawn_clock() - t0 < BOUND_S)
+        usleep(10000);
+    kill(helper, sig);
+    waitpid(helper, NULL, 0);
+    return pid;
+}
+
+static void
+test_spawn__child_dies_with_parent(void)
+{
+    char script[PATH_MAX + 64];
+    pid_t pid;
+
+    snprintf(script, sizeof(script), "echo $$ > %s/own; exec sleep 30",
+             dir);
+    pid = spawn_then_kill(script, "own", 0, SIGKILL);
+    ok(pid > 0, "a child started");
+    ok(pid > 0 && gone_soon(pid),
+       "it dies with its parent, killed by SIGKILL");
+    if (pid > 0 && !gone(pid))
+        kill(pid, SIGKILL);
+}
+
+static void
+test_spawn__kill_all_reaches_the_group(void)
+{
+    char script[PATH_MAX + 64];
+    pid_t bg;
+
+    snprintf(script, sizeof(script), "sleep 30 & echo $! > %s/grp; wait",
+             dir);
+    bg = spawn_then_kill(script, "grp", 1, SIGTERM);
+    ok(bg > 0, "a child's background child started");
+    ok(bg > 0 && gone_soon(bg),
+       "mc_spawn_kill_all() in a SIGTERM handler kills it");
+    if (bg > 0 && !gone(bg))
+        kill(bg, SIGKILL);
+}
+
 static void
 test_spawn__missing_program(void)
 {
@@ -207,6 +282,8 @@ main(void)
     TAP_RUN(test_spawn__timeout_kills_the_group);
     TAP_RUN(test_spawn__timeout_after_output_closed);
     TAP_RUN(test_spawn__no_timeout_when_quick);
+    TAP_RUN(test_spawn__child_dies_with_parent);
+    TAP_RUN(test_spawn__kill_all_reaches_the_group);
     TAP_RUN(test_spawn__missing_program);
     snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
     if (system(cmd))
