@@ -18,6 +18,7 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -50,6 +51,9 @@
 #define NFTW_FDS           16    /* descriptors nftw() may hold */
 #define SWEEP_KIDS         256   /* children killed per sweep round */
 #define SWEEP_ROUNDS       100   /* rounds before a sweep gives up */
+#define ROOT_PREFIX        "maxcode-eval-"
+#define ROOT_LOCK          ".lock" /* in the scratch directory, held
+                                    * (flock) by its process */
 
 /* Landlock write rights of ABI 1 (all that Debian 12's header has; newer
  * kernels accept them unchanged). */
@@ -299,16 +303,83 @@ probe_clone(unsigned long flags)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/*
+ * Lock the scratch directory ROOT as ours: ROOT/.lock, locked before it
+ * gets that name, so that no sweep ever sees it unlocked. The
+ * descriptor, or -1.
+ */
+static int
+lock_root(const char *root)
+{
+    struct mc_buf tmp = MC_BUF_INIT, name = MC_BUF_INIT;
+    int fd = -1;
+
+    mc_buf_addf(&tmp, "%s/%s.new", root, ROOT_LOCK);
+    mc_buf_addf(&name, "%s/%s", root, ROOT_LOCK);
+    if (!mc_buf_status(&tmp) && !mc_buf_status(&name))
+        fd = open(tmp.s, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0 && (flock(fd, LOCK_EX | LOCK_NB) || rename(tmp.s, name.s))) {
+        close(fd);
+        fd = -1;
+    }
+    mc_buf_release(&tmp);
+    mc_buf_release(&name);
+    return fd;
+}
+
+/*
+ * Remove the scratch directories in BASE that a killed command left:
+ * ours (same owner), with a lock file that no live process holds.
+ * Directories without one (an older maxcode's) are left alone.
+ */
+static void
+sweep_stale_roots(const char *base)
+{
+    DIR *d = opendir(base);
+    struct dirent *de;
+
+    if (!d)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        struct mc_buf dir = MC_BUF_INIT;
+        struct stat st;
+        int fd;
+
+        if (strncmp(de->d_name, ROOT_PREFIX, strlen(ROOT_PREFIX)))
+            continue;
+        mc_buf_addf(&dir, "%s/%s", base, de->d_name);
+        if (mc_buf_status(&dir) || lstat(dir.s, &st) ||
+            !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+            mc_buf_release(&dir);
+            continue;
+        }
+        mc_buf_addf(&dir, "/%s", ROOT_LOCK);
+        fd = mc_buf_status(&dir)
+                 ? -1
+                 : open(dir.s, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            dir.s[dir.len - strlen(ROOT_LOCK) - 1] = '\0';
+            mc_sandbox_rmtree(dir.s);
+        }
+        if (fd >= 0)
+            close(fd);
+        mc_buf_release(&dir);
+    }
+    closedir(d);
+}
+
 enum mc_code
 mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
 {
     const char *tmp = getenv("TMPDIR");
+    const char *base = tmp && *tmp == '/' ? tmp : "/tmp";
     struct mc_buf path = MC_BUF_INIT;
     struct passwd *pw;
 
     memset(sb, 0, sizeof(*sb));
-    mc_buf_addf(&path, "%s/maxcode-eval-XXXXXX",
-                tmp && *tmp == '/' ? tmp : "/tmp");
+    sb->lock_fd = -1;
+    sweep_stale_roots(base);
+    mc_buf_addf(&path, "%s/%sXXXXXX", base, ROOT_PREFIX);
     if (mc_buf_status(&path))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     if (!mkdtemp(path.s)) {
@@ -318,6 +389,7 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
         return rc;
     }
     chmod(path.s, 0711);
+    sb->lock_fd = lock_root(path.s);
     sb->root = mc_buf_detach(&path, NULL);
     if (geteuid() == 0) {
         pw = getpwnam("nobody");
@@ -361,9 +433,12 @@ mc_sandbox_release(struct mc_sandbox *sb)
         close(sb->netns_fd);
     if (sb->root)
         mc_sandbox_rmtree(sb->root);
+    if (sb->root && sb->lock_fd >= 0)
+        close(sb->lock_fd); /* after the removal: no sweep races it */
     mc_free(sb->root);
     mc_strv_release(&sb->reads);
     memset(sb, 0, sizeof(*sb));
+    sb->lock_fd = -1;
 }
 
 enum mc_code

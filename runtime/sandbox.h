@@ -39,6 +39,7 @@
 
 struct mc_sandbox {
     char *root;        /* the scratch directory */
+    int lock_fd;       /* holds ROOT/.lock (flock) while we live, or -1 */
     int drop;          /* untrusted runs switch to UID/GID */
     uid_t uid;
     gid_t gid;
@@ -72,7 +73,10 @@ struct mc_sandbox_opts {
 };
 
 /* Make a scratch directory under $TMPDIR (or /tmp) and find out which
- * isolation this OS allows. Release with mc_sandbox_release(). */
+ * isolation this OS allows. Release with mc_sandbox_release(). The
+ * directory is locked while this process lives; scratch directories of
+ * ours that no live process locks (left by a command killed by a
+ * signal) are removed first. */
 enum mc_code mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err);
 
 /* Kill what is left, remove the scratch directory, free SB. */

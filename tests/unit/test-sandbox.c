@@ -9,6 +9,9 @@
  * Reads: once the caller names what runs may read, a run reads those
  * paths and the system's, not a file elsewhere nor one through a link
  * that leads out; a run marked read_all still reads everything.
+ * And the scratch directory: locked while its process lives; one left
+ * by a killed process (its lock free) is removed by the next sandbox,
+ * one still locked or without a lock (an older maxcode's) is not.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -18,6 +21,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -220,6 +224,49 @@ test_sandbox__reads(void)
     snprintf(secret, sizeof(secret), "%s/out/secret", dir);
     snprintf(link, sizeof(link), "%s/in/link", dir);
     snprintf(up, sizeof(up), "%s/in/../out/secret", dir);
+/* Make the scratch directory DIR/tmp/NAME, with a lock file when LOCK;
+ * the lock file's descriptor (or -1), locked when HELD. */
+static int
+make_root(const char *name, int lock, int held)
+{
+    char path[PATH_MAX];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/tmp/%s", dir, name);
+    if (mkdir(path, 0711) || !lock)
+        return -1;
+    snprintf(path, sizeof(path), "%s/tmp/%s/.lock", dir, name);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0 && held && flock(fd, LOCK_EX))
+        ok(0, "flock");
+    return fd;
+}
+
+/* Whether DIR/tmp/NAME exists. */
+static int
+root_exists(const char *name)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/tmp/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+static void
+test_sandbox__stale_roots(void)
+{
+    char tmp[PATH_MAX], lock[PATH_MAX + 8], *root = NULL;
+    int stale, live, fd;
+    struct mc_sandbox sb;
+
+    snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+    mkdir(tmp, 0755);
+    setenv("TMPDIR", tmp, 1);
+    stale = make_root("maxcode-eval-stale1", 1, 0);
+    live = make_root("maxcode-eval-live01", 1, 1);
+    make_root("maxcode-eval-older1", 0, 0);
+    if (stale >= 0)
+        close(stale); /* its process is gone */
     if (mc_sandbox_init(&sb, NULL)) {
         ok(0, "a sandbox");
         return;
@@ -250,6 +297,24 @@ test_sandbox__reads(void)
     ok(reads(&sb, link, 0) == 0, "nor through a link that leads out");
     ok(reads(&sb, secret, 1) == 1, "a read_all run reads it");
     mc_sandbox_release(&sb);
+    ok(!root_exists("maxcode-eval-stale1"),
+       "a scratch directory whose lock is free is removed");
+    ok(root_exists("maxcode-eval-live01"), "one still locked is kept");
+    ok(root_exists("maxcode-eval-older1"), "one without a lock is kept");
+    snprintf(lock, sizeof(lock), "%s/.lock", sb.root);
+    fd = open(lock, O_RDWR | O_CLOEXEC);
+    ok(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK,
+       "the new one is locked while the sandbox lives");
+    if (fd >= 0)
+        close(fd);
+    root = mc_strdup(sb.root);
+    mc_sandbox_release(&sb);
+    ok(root && access(root, F_OK) && errno == ENOENT,
+       "and removed with it");
+    mc_free(root);
+    if (live >= 0)
+        close(live);
+    unsetenv("TMPDIR");
 }
 
 int
@@ -291,6 +356,7 @@ main(void)
     TAP_RUN(test_sandbox__gpu_env);
     TAP_RUN(test_sandbox__cuda_policy);
     TAP_RUN(test_sandbox__reads);
+    TAP_RUN(test_sandbox__stale_roots);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
