@@ -41,6 +41,34 @@ mkdir -p "$HOME"
 PLUGIN=$("$MAXCODE_BIN" --plugin-path) || {
   echo "Bail out! maxcode --plugin-path failed"; exit 1; }
 
+# Under `make check-valgrind`, MC_VALGRIND is a valgrind command line and
+# every run of the maxcode command goes through it, the tests' own and
+# the generated search recipes' alike: MAXCODE_BIN becomes a script that
+# runs the real binary under MC_VALGRIND, one log per process in
+# $TRASH/.valgrind/log, and PLUGIN a copy of maxcode.so beside it, so
+# that the plugin takes that script for its command (plugin/unit.c runs
+# the maxcode found at ../../maxcode from its own directory). test_done
+# then adds one case: no log holds an error.
+: "${MC_VALGRIND:=}"
+if [ -n "$MC_VALGRIND" ]; then
+  _vg=$TRASH/.valgrind
+  mkdir -p "$_vg/log" "$_vg/lib/.libs" &&
+  cp "$PLUGIN" "$_vg/lib/.libs/maxcode.so" &&
+  cat >"$_vg/maxcode" <<EOF &&
+#!/bin/sh
+if [ "\$#" = 1 ] && [ "\$1" = --plugin-path ]; then
+  echo '$_vg/lib/.libs/maxcode.so'
+  exit 0
+fi
+exec $MC_VALGRIND --log-file='$_vg/log/%p.log' '$MAXCODE_BIN' "\$@"
+EOF
+  chmod +x "$_vg/maxcode" || {
+    echo "Bail out! cannot set up the valgrind wrapper in $_vg"; exit 1; }
+  MAXCODE_BIN=$_vg/maxcode
+  PLUGIN=$_vg/lib/.libs/maxcode.so
+  export MAXCODE_BIN
+fi
+
 # The system make, with the ASan runtime preloaded when the plugin is
 # instrumented (make itself is not). Leak checks stay off for make.
 run_make () {
@@ -191,7 +219,32 @@ test_skip () {
   echo "ok $test_count - $1 # SKIP $2"
 }
 
+# _valgrind_case: the case test_done adds under MC_VALGRIND: each run of
+# maxcode that valgrind saw to its end reported no error (a leak of kind
+# definite or indirect is one); a run killed by SIGKILL leaves no summary.
+_valgrind_case () {
+  _vg_runs=0 _vg_done=0 _vg_bad=
+  for _vg_f in "$_vg"/log/*.log; do
+    [ -f "$_vg_f" ] || continue
+    _vg_runs=$((_vg_runs + 1))
+    grep -q 'ERROR SUMMARY: ' "$_vg_f" && _vg_done=$((_vg_done + 1))
+    grep -q 'ERROR SUMMARY: [1-9]' "$_vg_f" && _vg_bad="$_vg_bad $_vg_f"
+  done
+  _vg_nbad=$(echo $_vg_bad | wc -w)
+  test_count=$((test_count + 1))
+  if [ -z "$_vg_bad" ] && [ "$_vg_runs" -gt 0 ]; then
+    echo "ok $test_count - valgrind: $_vg_runs runs of maxcode" \
+      "($_vg_done to their summary), no memory error, no leak"
+  else
+    test_failed=$((test_failed + 1))
+    echo "not ok $test_count - valgrind: $_vg_runs runs of maxcode," \
+      "$_vg_nbad with errors"
+    for _vg_f in $_vg_bad; do sed 's/^/#   /' "$_vg_f"; done
+  fi
+}
+
 test_done () {
+  [ -z "$MC_VALGRIND" ] || _valgrind_case
   echo "1..$test_count"
   [ "$test_failed" -eq 0 ]
 }
