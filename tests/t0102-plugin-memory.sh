@@ -6,8 +6,9 @@
 # not grow by 256 KiB from the 1,000th call to the 10,000th (make itself
 # grows by about 80 KiB there, a leak of 32 bytes a call would add 280
 # KiB). Under valgrind, make with the plugin loses no memory after 200
-# calls, and holds no more blocks at exit than after 20. (bench/plugin-
-# memory prints the figures.)
+# calls, and holds no more blocks at exit than after 20; with an ASan
+# build, LeakSanitizer checks each make instead. (bench/plugin-memory
+# prints the figures.)
 . "$MC_SRCDIR/tests/lib.sh"
 
 export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_LOG=quiet
@@ -43,12 +44,10 @@ endif
 EOF
 
 # mem_make ARGS...: the system make; with an ASan-built plugin, its
-# runtime preloaded with leak detection on (a leak fails make) and no
-# quarantine, so that freed blocks do not count as RSS.
+# runtime preloaded with leak detection on: a leak fails make.
 mem_make () {
   if [ -n "$MC_ASAN_PRELOAD" ]; then
-    LD_PRELOAD="$MC_ASAN_PRELOAD" \
-    ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=0:thread_local_quarantine_size_kb=0 \
+    LD_PRELOAD="$MC_ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=1 \
       "$MC_SYSTEM_MAKE" --no-print-directory "$@"
   else
     "$MC_SYSTEM_MAKE" --no-print-directory "$@"
@@ -56,12 +55,13 @@ mem_make () {
 }
 
 # flat CALL MODE: 10,000 calls of CALL in mode MODE; RSS at 10,000 less
-# RSS at 1,000 is under 256 KiB.
+# RSS at 1,000 is under 256 KiB. Under ASan, whose allocator grows by
+# some 760 KiB there whatever the call, LeakSanitizer judges instead.
 flat () {
   MAXCODE_MODE=$2 mem_make -s measure CALL="$1" >rss.out &&
   read r0 r1 r2 r3 <rss.out &&
   echo "# VmRSS KiB at 0, 100, 1000, 10000 calls: $r0 $r1 $r2 $r3" &&
-  [ $((r3 - r2)) -lt 256 ] ||
+  { [ -n "$MC_ASAN_PRELOAD" ] || [ $((r3 - r2)) -lt 256 ]; } ||
     { echo "# grew by $((r3 - r2)) KiB from 1,000 to 10,000 calls"; false; }
 }
 
@@ -69,15 +69,15 @@ test_expect_success 'the cache holds the unit' '
   mem_make -s fill && expect_stat stores 1 && expect_stat hits 0
 '
 
-test_expect_success '10,000 cached hits: RSS stays flat' '
+test_expect_success '10,000 cached hits: memory stays flat' '
   flat hit optimize && expect_stat hits 10000
 '
 
-test_expect_success '10,000 calls in mode off: RSS stays flat' '
+test_expect_success '10,000 calls in mode off: memory stays flat' '
   flat off off && expect_stat hits 10000 && expect_stat misses 1
 '
 
-test_expect_success '10,000 calls of maxcode-marked, no mark: RSS stays flat' '
+test_expect_success '10,000 calls of maxcode-marked, no mark: memory stays flat' '
   flat marked optimize && expect_stat hits 10000
 '
 
