@@ -224,6 +224,38 @@ test_sandbox__reads(void)
     snprintf(secret, sizeof(secret), "%s/out/secret", dir);
     snprintf(link, sizeof(link), "%s/in/link", dir);
     snprintf(up, sizeof(up), "%s/in/../out/secret", dir);
+    if (mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox");
+        return;
+    }
+    ok(reads(&sb, secret, 0) == 1, "before any is named, reads are free");
+    ok(!strstr(mc_sandbox_describe(&sb), "reads: only"),
+       "and the record says so");
+    ok(mc_sandbox_allow_read(&sb, in) == MC_OK, "a directory is named");
+    ok(mc_sandbox_allow_read(&sb, "/no/such/dir") == MC_OK,
+       "a missing one is skipped");
+    ok(mc_sandbox_may_read(&sb, ok_file), "a file in it may be read");
+    ok(!mc_sandbox_may_read(&sb, secret), "a file elsewhere may not");
+    ok(!mc_sandbox_may_read(&sb, link), "nor through a link in it");
+    ok(!mc_sandbox_may_read(&sb, up), "nor through '..'");
+    ok(mc_sandbox_may_read(&sb, "/usr/include/stdio.h") ||
+       access("/usr/include/stdio.h", F_OK), "the system's headers may");
+    ok(mc_sandbox_may_read(&sb, sb.root), "the scratch directory may");
+    ok(mc_sandbox_may_read(&sb, "/no/such/file"), "a missing file is fine");
+    if (!sb.landlock) {
+        printf("# no Landlock here: runs read freely\n");
+        mc_sandbox_release(&sb);
+        return;
+    }
+    ok(!!strstr(mc_sandbox_describe(&sb), "reads: only"),
+       "the record says reads are limited");
+    ok(reads(&sb, ok_file, 0) == 1, "a run reads a file in the directory");
+    ok(reads(&sb, secret, 0) == 0, "a run cannot read a file elsewhere");
+    ok(reads(&sb, link, 0) == 0, "nor through a link that leads out");
+    ok(reads(&sb, secret, 1) == 1, "a read_all run reads it");
+    mc_sandbox_release(&sb);
+}
+
 /* Make the scratch directory DIR/tmp/NAME, with a lock file when LOCK;
  * the lock file's descriptor (or -1), locked when HELD. */
 static int
@@ -271,32 +303,6 @@ test_sandbox__stale_roots(void)
         ok(0, "a sandbox");
         return;
     }
-    ok(reads(&sb, secret, 0) == 1, "before any is named, reads are free");
-    ok(!strstr(mc_sandbox_describe(&sb), "reads: only"),
-       "and the record says so");
-    ok(mc_sandbox_allow_read(&sb, in) == MC_OK, "a directory is named");
-    ok(mc_sandbox_allow_read(&sb, "/no/such/dir") == MC_OK,
-       "a missing one is skipped");
-    ok(mc_sandbox_may_read(&sb, ok_file), "a file in it may be read");
-    ok(!mc_sandbox_may_read(&sb, secret), "a file elsewhere may not");
-    ok(!mc_sandbox_may_read(&sb, link), "nor through a link in it");
-    ok(!mc_sandbox_may_read(&sb, up), "nor through '..'");
-    ok(mc_sandbox_may_read(&sb, "/usr/include/stdio.h") ||
-       access("/usr/include/stdio.h", F_OK), "the system's headers may");
-    ok(mc_sandbox_may_read(&sb, sb.root), "the scratch directory may");
-    ok(mc_sandbox_may_read(&sb, "/no/such/file"), "a missing file is fine");
-    if (!sb.landlock) {
-        printf("# no Landlock here: runs read freely\n");
-        mc_sandbox_release(&sb);
-        return;
-    }
-    ok(!!strstr(mc_sandbox_describe(&sb), "reads: only"),
-       "the record says reads are limited");
-    ok(reads(&sb, ok_file, 0) == 1, "a run reads a file in the directory");
-    ok(reads(&sb, secret, 0) == 0, "a run cannot read a file elsewhere");
-    ok(reads(&sb, link, 0) == 0, "nor through a link that leads out");
-    ok(reads(&sb, secret, 1) == 1, "a read_all run reads it");
-    mc_sandbox_release(&sb);
     ok(!root_exists("maxcode-eval-stale1"),
        "a scratch directory whose lock is free is removed");
     ok(root_exists("maxcode-eval-live01"), "one still locked is kept");
