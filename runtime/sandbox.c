@@ -471,20 +471,19 @@ beneath(const char *real, const char *dir)
 int
 mc_sandbox_may_read(const struct mc_sandbox *sb, const char *path)
 {
-    char *real = realpath(path, NULL), *sys;
+    char *real = realpath(path, NULL), *dir;
     int ok = 0;
     size_t i;
 
     if (!real)
         return 1; /* nothing there to read */
-    ok = sb->root && beneath(real, sb->root);
     for (i = 0; !ok && i < sb->reads.n; i++)
         ok = beneath(real, sb->reads.v[i]);
-    for (i = 0; !ok && i < MC_ARRAY_SIZE(sys_code); i++) {
-        if ((sys = realpath(sys_code[i], NULL)) == NULL)
-            continue;
-        ok = beneath(real, sys);
-        free(sys);
+    /* The scratch directory and the system's, as real paths too. */
+    for (i = 0; !ok && i <= MC_ARRAY_SIZE(sys_code); i++) {
+        dir = realpath(i ? sys_code[i - 1] : sb->root, NULL);
+        ok = dir && beneath(real, dir);
+        free(dir);
     }
     free(real);
     return ok;
