@@ -20,7 +20,9 @@
  * cache prints the variant on a hit and SOURCE on a miss, never
  * searching; verify re-checks a hit; optimize searches on a miss; refresh
  * searches again. The path to compile is printed on stdout. A failure
- * keeps the original: the exit status is 0 unless MAXCODE_STRICT=1.
+ * keeps the original: the exit status is 0 unless MAXCODE_STRICT=1,
+ * under which a search that failed (failed() below) stores nothing,
+ * prints no path and exits 1 with the reason.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -465,6 +467,7 @@ struct run {
     int benign;                 /* kept uncached, yet no failure (no
                                  * CUDA device): not one under
                                  * MAXCODE_STRICT=1 either */
+    int hit;                    /* the cache had the entry */
     struct mc_remote remote;    /* MAXCODE_REMOTE, when remote_state>0 */
     int remote_state;           /* 0 not looked at, 1 ready, -1 none */
     struct mc_cuda_probe gpu;   /* a CUDA target's device probe */
@@ -787,6 +790,8 @@ step_lock(struct run *r)
     }
     if (r->store && mc_cache_lock(&r->cache, r->key, &r->lock, &err)) {
         mc_error("%s", err.msg);
+        snprintf(r->why, sizeof(r->why), "the key's lock: %s", err.msg);
+        r->reason = r->why;
         r->store = 0;
     }
     return STEP_NEXT;
@@ -839,6 +844,7 @@ step_look_up(struct run *r)
     if (hit) {
         if (!strcmp(r->mode, "verify"))
             verify_entry(r->t, r->cache.dir, &r->e);
+        r->hit = 1;
         return STEP_HIT;
     }
     mc_entry_release(&r->e);
@@ -967,6 +973,26 @@ run_search(struct run *r)
 }
 
 /*
+ * Whether the search failed, rather than found no faster variant: the
+ * original is kept, not for a benign reason (no CUDA device here, mode
+ * cache), and either nothing could be stored (the key's lock, inputs
+ * changed during the build, SOURCE does not preprocess, the model
+ * endpoint failed before any candidate), or the original could not be
+ * measured, or the search stopped on an error or on the model endpoint.
+ * A search whose candidates were all wrong, slower, or cut short by a
+ * budget found no faster variant: no failure. MAXCODE_STRICT=1 fails
+ * the build on a failure.
+ */
+static int
+failed(const struct run *r)
+{
+    if (r->hit || r->best || r->benign)
+        return 0;
+    return !r->store || !r->searchable || r->search_failed ||
+           (r->search_ok && r->search.endpoint_failed);
+}
+
+/*
  * The target's last line: the variant kept, with its confirmed speedup
  * and that round's interval, or the original and why; then, when a
  * search ran, its time, candidates and what the models cost.
@@ -989,6 +1015,9 @@ say_outcome(const struct run *r)
         mc_info("%s: optimized: kept %s, %.2fx confirmed (interval "
                 "%.2fx-%.2fx)%s", r->t->source, r->best->label,
                 r->oc.speedup, s->final_low, s->final_high, cost);
+    else if (r->strict && failed(r))
+        mc_error("%s: the search failed (MAXCODE_STRICT=1): %s%s",
+                 r->t->source, r->reason, cost);
     else
         mc_info("%s: keeping the original (%s)%s", r->t->source, r->reason,
                 cost);
@@ -1080,6 +1109,8 @@ step_store(struct run *r)
 {
     struct mc_err err = MC_ERR_INIT;
 
+    if (r->strict && failed(r))
+        r->store = 0; /* the next build fails the same way */
     if (r->store) {
         if (mc_cache_put(&r->cache, &r->e, &err))
             mc_error("cannot store %s: %s", r->key, err.msg);
@@ -1111,12 +1142,17 @@ keep_manifest(struct run *r)
     mc_buf_release(&path);
 }
 
-/* The variant file, whose path is the command's output. */
+/* The variant file, whose path is the command's output; none when
+ * MAXCODE_STRICT=1 fails the search (say_outcome() said why). */
 static int
 step_materialize(struct run *r)
 {
     struct mc_err err = MC_ERR_INIT;
 
+    if (r->strict && failed(r)) {
+        keep_manifest(r);
+        return 1;
+    }
     if (mc_variant_materialize(r->vpath.s, r->t->source, r->t->source_real,
                                r->e.variant.s, r->e.variant.len, &err)) {
         mc_error("%s", err.msg);
@@ -1125,7 +1161,7 @@ step_materialize(struct run *r)
     if (!r->store)
         keep_manifest(r);
     printf("%s\n", r->vpath.s);
-    return r->strict && !r->store && !r->benign ? 1 : 0;
+    return 0;
 }
 
 int
