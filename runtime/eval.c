@@ -2219,7 +2219,8 @@ warm_up(struct mc_eval *ev, const char *cand, int *failed,
  * promotes, a fresh confirmation round (with EV->rounds set: that many
  * rounds, whatever each decides). Each round is taken again while the
  * machine's load changes around it (mc_load_guard()); a round kept with
- * its load still changing promotes nothing. */
+ * its load still changing promotes only when its whole interval clears
+ * min-speedup. */
 static enum mc_code
 time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
                struct mc_err *err)
@@ -2270,8 +2271,15 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
             break;
         }
         if (t->load[r].changed) {
-            /* Conservative: the machine changed under the round. */
-            a.promoted = 0;
+            /* The machine changed under the round even when taken
+             * again. Its pairs still decide, conservatively: only a win
+             * whose whole interval clears min-speedup promotes. (A busy
+             * build machine changes all the time; refusing every such
+             * round would keep nothing there, and a load that starts
+             * mid-round moves some pairs, not the interval of all.) */
+            const struct mc_timing *rt = r ? &again : t;
+
+            a.promoted = a.promoted && rt->ci_low > min_speedup;
             t->load_changed = 1;
         }
         t->rounds = r + 1;

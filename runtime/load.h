@@ -4,7 +4,8 @@
  * samples it before and after each A/B round (eval.c); a round taken
  * while the load changed materially is taken again, at most
  * MC_LOAD_REPEATS times, and a round kept with the load still changing
- * is flagged (it promotes nothing). The rule and its thresholds are in
+ * is flagged (it promotes only a win whose whole interval clears
+ * min-speedup). The rule and its thresholds are in
  * doc/internals/eval.md, "Load during a round".
  *
  * The sampler is a function pointer, so that tests can inject samples
