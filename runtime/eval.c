@@ -2052,15 +2052,17 @@ timing_timeout(struct mc_eval *ev)
 /*
  * One interleaved round of A (original) against B (candidate): pairs in
  * ABBA order until the 99% interval decides against MIN_SPEEDUP, MAX_PAIRS
- * pairs, or the time cap. Fills T's figures; returns whether it promotes.
+ * pairs, or the time cap, counted from START (the round's first
+ * attempt: a round taken again shares its cap). Fills T's figures;
+ * returns whether it promotes.
  */
 static enum mc_code
 ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
-         struct mc_timing *t, int *promoted, int *failed,
+         double start, struct mc_timing *t, int *promoted, int *failed,
          struct mc_err *err)
 {
     double a[MAX_PAIRS], b[MAX_PAIRS], ratio[MAX_PAIRS], tmp[MAX_PAIRS];
-    double timeout = timing_timeout(ev), start = wall_now(), med, lo, hi;
+    double timeout = timing_timeout(ev), med, lo, hi;
     enum mc_code rc = MC_OK;
     size_t n = 0;
 
@@ -2124,18 +2126,25 @@ struct round_arg {
     double min_speedup;
     struct mc_timing *t;
     int promoted, failed;
+    int attempts;   /* of this round so far */
+    double start;   /* of its first attempt */
     struct mc_err *err;
 };
 
+/* An attempt at the round; it is kept (not taken again) when its
+ * candidate failed, or when the round's time cap, counted from its
+ * first attempt, is spent: the repeats share the cap. */
 static enum mc_code
 guarded_round(void *arg, int *keep)
 {
     struct round_arg *a = arg;
     enum mc_code rc;
 
-    rc = ab_round(a->ev, a->cand, a->min_speedup, a->t, &a->promoted,
-                  &a->failed, a->err);
-    *keep = a->failed;
+    if (!a->attempts++)
+        a->start = wall_now();
+    rc = ab_round(a->ev, a->cand, a->min_speedup, a->start, a->t,
+                  &a->promoted, &a->failed, a->err);
+    *keep = a->failed || wall_now() - a->start >= a->ev->timing_cap_s;
     return rc;
 }
 
@@ -2257,6 +2266,7 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
     for (r = 0; r < want; r++) {
         memset(&again, 0, sizeof(again));
         a.t = r ? &again : t;
+        a.attempts = 0;
         rc = mc_load_guard(ev->load_fn, ev->load_ctx, guarded_round, &a,
                            &t->load[r]);
         if (rc)

@@ -15,7 +15,8 @@
  *              ["duplicate_of":n,]["load":[round...],]["load_changed":true,]
  *              "critique":s,"code":s["usage":usage]["value_usage":usage]}
  *   round   = {"before":sample,"after":sample,"repeats":n,"changed":b}
- *   sample  = {"running":x|null,"psi_some":x|null,"loadavg":x|null}
+ *   sample  = {"running":x|null,"psi_some":x|null,"loadavg":x|null,
+ *              "cpus":x|null}
  *   usage   = see usage.h: the model usage so far (cumulative), on the
  *             lines of a proposer that has a cost (proposer=llm)
  *   value_usage = the same for a value model that has a cost (served)

@@ -65,14 +65,27 @@ mc_load_read(struct mc_load *out, void *ctx)
     out->running = sum < 0 ? -1 : sum / RUNNING_READS;
     out->psi_some = file_number("/proc/pressure/cpu", "some avg10=");
     out->loadavg = file_number("/proc/loadavg", "");
+    out->cpus = (double)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* The share of a CPU one more runnable task can get under load L. */
+static double
+share(const struct mc_load *l)
+{
+    double cpus = l->cpus < 1 ? 1 : l->cpus;
+
+    return fmin(1.0, cpus / (l->running + 1));
 }
 
 int
 mc_load_changed(const struct mc_load *before, const struct mc_load *after)
 {
-    if (before->running >= 0 && after->running >= 0 &&
-        fabs(after->running - before->running) >= MC_LOAD_TASKS)
-        return 1;
+    if (before->running >= 0 && after->running >= 0) {
+        double a = share(before), b = share(after);
+
+        if (fabs(a - b) >= MC_LOAD_SHARE * fmax(a, b))
+            return 1;
+    }
     return before->psi_some >= 0 && after->psi_some >= 0 &&
            fabs(after->psi_some - before->psi_some) >= MC_LOAD_PSI;
 }
@@ -123,6 +136,7 @@ add_sample(cJSON *o, const char *name, const struct mc_load *l)
     add_known(s, "running", l->running);
     add_known(s, "psi_some", l->psi_some);
     add_known(s, "loadavg", l->loadavg);
+    add_known(s, "cpus", l->cpus);
 }
 
 cJSON *

@@ -21,7 +21,8 @@ struct cJSON;
 
 #define MC_LOAD_REPEATS 2      /* a round is taken at most 1 + this many
                                 * times when the load changes */
-#define MC_LOAD_TASKS   1.0    /* runnable tasks: one core's worth */
+#define MC_LOAD_SHARE   0.25   /* the CPU share a timed program can get
+                                * changed by this part of the larger */
 #define MC_LOAD_PSI     20.0   /* CPU pressure: points of "some avg10" */
 
 /* One sample of the machine's load; a field < 0 is unknown. */
@@ -30,6 +31,7 @@ struct mc_load {
                        * a few reads of /proc/stat's procs_running) */
     double psi_some;  /* /proc/pressure/cpu "some avg10", percent */
     double loadavg;   /* /proc/loadavg's 1-minute figure */
+    double cpus;      /* online CPUs (< 1: taken as 1) */
 };
 
 /* What a round's load was: the samples around the round that was kept,
@@ -49,10 +51,11 @@ typedef void mc_load_fn(struct mc_load *out, void *ctx);
 void mc_load_read(struct mc_load *out, void *ctx);
 
 /*
- * Whether the load changed materially from BEFORE to AFTER: the
- * runnable tasks by MC_LOAD_TASKS or more, or, where both samples have
- * it, the CPU pressure by MC_LOAD_PSI points or more. Unknown fields
- * count as no change.
+ * Whether the load changed materially from BEFORE to AFTER: the share
+ * of a CPU that one more runnable task (the timed program) can get,
+ * min(1, cpus / (running + 1)), moved by MC_LOAD_SHARE of the larger
+ * share or more; or, where both samples have it, the CPU pressure by
+ * MC_LOAD_PSI points or more. Unknown fields count as no change.
  */
 int mc_load_changed(const struct mc_load *before,
                     const struct mc_load *after);
@@ -70,8 +73,8 @@ enum mc_code mc_load_guard(mc_load_fn *sample, void *sample_ctx,
                            void *arg, struct mc_load_round *rec);
 
 /* REC as a JSON object {"before": {...}, "after": {...}, "repeats": N,
- * "changed": B} (each sample: running, psi_some, loadavg; unknown ones
- * null); NULL if out of memory. The caller owns it. */
+ * "changed": B} (each sample: running, psi_some, loadavg, cpus; unknown
+ * ones null); NULL if out of memory. The caller owns it. */
 struct cJSON *mc_load_round_json(const struct mc_load_round *rec);
 
 #endif /* MC_LOAD_H */

@@ -57,7 +57,7 @@ test_expect_success 'bench --json: the fields, the claim as the manifest has it'
 	assert len(x["load"]) == x["rounds"], x
 	for r in x["load"]:
 	    assert set(r) == {"before", "after", "repeats", "changed"}, r
-	    assert set(r["before"]) == {"running", "psi_some", "loadavg"}, r
+	    assert set(r["before"]) == {"running", "psi_some", "loadavg", "cpus"}, r
 	    assert 0 <= r["repeats"] <= 2, r
 	# The entry was searched counting instructions: so is it measured,
 	# whatever MAXCODE_METRIC says now; and the counts agree.

@@ -266,15 +266,25 @@ counted(void *arg, int *keep)
 static void
 test_load__changed_rule(void)
 {
-    struct mc_load a = {2.0, 10, 1.5}, b = a;
+    /* 2 CPUs; the share one more task gets: min(1, 2 / (running + 1)). */
+    struct mc_load a = {0, 10, 1.5, 2}, b = a;
 
     ok(!mc_load_changed(&a, &b), "the same load is no change");
-    b.running = 2.9;
-    ok(!mc_load_changed(&a, &b), "0.9 more runnable tasks is none");
-    b.running = 3.0;
-    ok(mc_load_changed(&a, &b), "one core's worth more is a change");
-    b.running = 1.0;
-    ok(mc_load_changed(&a, &b), "and one less");
+    b.running = 1;
+    ok(!mc_load_changed(&a, &b),
+       "a task on the other core of two: still a whole CPU (1 -> 1)");
+    b.running = 2;
+    ok(mc_load_changed(&a, &b), "two more: 1 -> 2/3 of a CPU");
+    a.running = 1;
+    ok(mc_load_changed(&a, &b), "from one to two: 1 -> 2/3");
+    a.running = 6;
+    b.running = 7;
+    ok(!mc_load_changed(&a, &b),
+       "six to seven on a busy machine: 0.29 -> 0.25, no change");
+    b.running = 5;
+    ok(!mc_load_changed(&a, &b), "six to five: 0.29 -> 0.33, none");
+    b.running = 9.5;
+    ok(mc_load_changed(&a, &b), "six to 9.5: 0.29 -> 0.19, a change");
     b = a;
     b.psi_some = 29.9;
     ok(!mc_load_changed(&a, &b), "pressure up by 19.9 points is none");
@@ -286,17 +296,23 @@ test_load__changed_rule(void)
     b = a;
     b.loadavg = 9;
     ok(!mc_load_changed(&a, &b), "the 1-minute average decides nothing");
+    a = (struct mc_load){0, -1, -1, 0};
+    b = (struct mc_load){1, -1, -1, 0};
+    ok(mc_load_changed(&a, &b),
+       "an unknown CPU count is one CPU: 0 -> 1 task halves the share");
 }
 
 static void
 test_load__guard_repeats(void)
 {
-    const struct mc_load calm[] = {{1, 5, 1}, {1.2, 6, 1}};
-    const struct mc_load once[] = {{0, 0, 1}, {2, 0, 1},   /* changed */
-                                   {2, 0, 1}, {2.4, 0, 1}}; /* steady */
-    const struct mc_load busy[] = {{0, 0, 1}, {1, 0, 1}, {2, 0, 1},
-                                   {3, 0, 1}, {4, 0, 1}, {5, 0, 1},
-                                   {6, 0, 1}, {7, 0, 1}};
+    /* One CPU: the share is 1 / (running + 1). */
+    const struct mc_load calm[] = {{1, 5, 1, 1}, {1.2, 6, 1, 1}};
+    const struct mc_load once[] = {{0, 0, 1, 1}, {2, 0, 1, 1},  /* changed */
+                                   {2, 0, 1, 1}, {2.4, 0, 1, 1}}; /* steady */
+    const struct mc_load busy[] = {{0, 0, 1, 1}, {2, 0, 1, 1},
+                                   {0, 0, 1, 1}, {2, 0, 1, 1},
+                                   {0, 0, 1, 1}, {2, 0, 1, 1},
+                                   {0, 0, 1, 1}, {2, 0, 1, 1}};
     struct script sc = {calm, 2, 0};
     struct rounds r = {0, 0, MC_OK};
     struct mc_load_round rec;
@@ -326,8 +342,8 @@ test_load__guard_repeats(void)
     r = (struct rounds){0, 1, MC_OK};
     mc_load_guard(scripted, &sc, counted, &r, &rec);
     ok(r.calls == 1 && rec.changed && !rec.repeats,
-       "a round that must be kept (its candidate failed) is not "
-       "repeated");
+       "a round that must be kept (its candidate failed, or its time "
+       "cap is spent) is not repeated");
 
     sc = (struct script){busy, 8, 0};
     r = (struct rounds){0, 0, MC_EIO};
@@ -345,6 +361,7 @@ test_load__read(void)
     ok(l.loadavg >= 0, "/proc/loadavg the 1-minute average");
     ok(l.psi_some >= -1 && l.psi_some <= 100,
        "pressure a percentage, or unknown");
+    ok(l.cpus >= 1, "the online CPUs");
 }
 
 int
