@@ -221,36 +221,39 @@ spawn_then_kill(const char *script, const char *file, int handler, int sig)
     return pid;
 }
 
+/* Run "sh -c" of FMT (its %s: the scratch directory) in a helper killed
+ * by SIG (with HANDLER, see spawn_then_kill()); the process whose PID
+ * FMT writes to FILE must then be gone. STARTED and KILLED name the
+ * checks. */
 static void
-test_spawn__child_dies_with_parent(void)
+expect_killed(const char *fmt, const char *file, int handler, int sig,
+              const char *started, const char *killed)
 {
     char script[PATH_MAX + 64];
     pid_t pid;
 
-    snprintf(script, sizeof(script), "echo $$ > %s/own; exec sleep 30",
-             dir);
-    pid = spawn_then_kill(script, "own", 0, SIGKILL);
-    ok(pid > 0, "a child started");
-    ok(pid > 0 && gone_soon(pid),
-       "it dies with its parent, killed by SIGKILL");
+    snprintf(script, sizeof(script), fmt, dir);
+    pid = spawn_then_kill(script, file, handler, sig);
+    ok(pid > 0, started);
+    ok(pid > 0 && gone_soon(pid), killed);
     if (pid > 0 && !gone(pid))
         kill(pid, SIGKILL);
 }
 
 static void
+test_spawn__child_dies_with_parent(void)
+{
+    expect_killed("echo $$ > %s/own; exec sleep 30", "own", 0, SIGKILL,
+                  "a child started",
+                  "it dies with its parent, killed by SIGKILL");
+}
+
+static void
 test_spawn__kill_all_reaches_the_group(void)
 {
-    char script[PATH_MAX + 64];
-    pid_t bg;
-
-    snprintf(script, sizeof(script), "sleep 30 & echo $! > %s/grp; wait",
-             dir);
-    bg = spawn_then_kill(script, "grp", 1, SIGTERM);
-    ok(bg > 0, "a child's background child started");
-    ok(bg > 0 && gone_soon(bg),
-       "mc_spawn_kill_all() in a SIGTERM handler kills it");
-    if (bg > 0 && !gone(bg))
-        kill(bg, SIGKILL);
+    expect_killed("sleep 30 & echo $! > %s/grp; wait", "grp", 1, SIGTERM,
+                  "a child's background child started",
+                  "mc_spawn_kill_all() in a SIGTERM handler kills it");
 }
 
 static void
