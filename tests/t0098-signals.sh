@@ -35,12 +35,13 @@ sleeper () {
 	EOF
 }
 
-# project NAME: a project (with a cache of its own) whose search (budget 3, one path) gets the
-# original back first, then the sleeper, then fast code; a stub serves
-# it, and maxcode points at it. Ends in NAME.
+# project NAME: a project, with a cache of its own, whose search (budget
+# 2, one path) gets the original back first, then the sleeper, then (on
+# resuming) fast code; a stub serves it, and maxcode points at it. Ends
+# in NAME.
 project () {
   export MAXCODE_CACHE_DIR="$TRASH/cache-$1" &&
-  llm_project "$1" 'strategy=effi-learner, budget=3, critique=off' &&
+  llm_project "$1" 'strategy=effi-learner, budget=2, critique=off' &&
   sleeper "$1/v/sleep.c" &&
   llm_script "$TRASH/$1.json" '' -- "$1/v/same.c" "$1/v/sleep.c" \
     "$1/v/fast.c" &&
@@ -152,7 +153,7 @@ stopped () {
   left=$(ls "$TRASH/tmp") && test -n "$left" &&
   done1=$(( $(wc -l <"$JOURNAL") - 1 )) && test "$done1" -ge 1 &&
   TMPDIR=$TRASH/tmp run_make >out2 2>err2 &&
-  contains err2 "resumed from the journal: $done1 of 3 candidates" &&
+  contains err2 "resumed from the journal: $done1 of 2 candidates" &&
   test -x prog && ./prog <t/a.in >/dev/null &&
   for d in $left; do test ! -e "$TRASH/tmp/$d" || return 1; done
 }

@@ -86,11 +86,13 @@ test_expect_success 'STRICT=1 from make'"'"'s command line and from the makefile
   test ! -e prog
 '
 
-# crasher: hot.c aborts on its input; the build links it all the same.
+# hot.c aborts on its input; the build links it all the same.
 test_expect_success 'an original that crashes on its input, STRICT=1: the build fails' '
   project crash && llm_script s.json "" -- v/same.c && stub_start s.json &&
   llm_env &&
-  sed -i "s/if (scanf(\"%d\", &n) != 1) return 1;/&\n    if (n > 0) abort();/; 1i #include <stdlib.h>" hot.c &&
+  sed -i -e "1i #include <stdlib.h>" \
+    -e "s/if (scanf(\"%d\", &n) != 1) return 1;/&\n    if (n > 0) abort();/" \
+    hot.c &&
   grep -q abort hot.c &&
   { MAXCODE_STRICT=1 run_make >out 2>err; st=$?; } &&
   failed_with "cannot measure the original" &&
