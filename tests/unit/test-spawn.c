@@ -221,19 +221,16 @@ spawn_then_kill(const char *script, const char *file, int handler, int sig)
     return pid;
 }
 
-/* Run "sh -c" of FMT (its %s: the scratch directory) in a helper killed
- * by SIG (with HANDLER, see spawn_then_kill()); the process whose PID
- * FMT writes to FILE must then be gone. STARTED and KILLED name the
+/* Run "sh -c SCRIPT" (in the scratch directory) in a helper killed by
+ * SIG (with HANDLER, see spawn_then_kill()); the process whose PID
+ * SCRIPT writes to FILE must then be gone. STARTED and KILLED name the
  * checks. */
 static void
-expect_killed(const char *fmt, const char *file, int handler, int sig,
+expect_killed(const char *script, const char *file, int handler, int sig,
               const char *started, const char *killed)
 {
-    char script[PATH_MAX + 64];
-    pid_t pid;
+    pid_t pid = spawn_then_kill(script, file, handler, sig);
 
-    snprintf(script, sizeof(script), fmt, dir);
-    pid = spawn_then_kill(script, file, handler, sig);
     ok(pid > 0, started);
     ok(pid > 0 && gone_soon(pid), killed);
     if (pid > 0 && !gone(pid))
@@ -243,7 +240,7 @@ expect_killed(const char *fmt, const char *file, int handler, int sig,
 static void
 test_spawn__child_dies_with_parent(void)
 {
-    expect_killed("echo $$ > %s/own; exec sleep 30", "own", 0, SIGKILL,
+    expect_killed("echo $$ > own; exec sleep 30", "own", 0, SIGKILL,
                   "a child started",
                   "it dies with its parent, killed by SIGKILL");
 }
@@ -251,7 +248,7 @@ test_spawn__child_dies_with_parent(void)
 static void
 test_spawn__kill_all_reaches_the_group(void)
 {
-    expect_killed("sleep 30 & echo $! > %s/grp; wait", "grp", 1, SIGTERM,
+    expect_killed("sleep 30 & echo $! > grp; wait", "grp", 1, SIGTERM,
                   "a child's background child started",
                   "mc_spawn_kill_all() in a SIGTERM handler kills it");
 }
