@@ -30,6 +30,8 @@ extern char **environ;
 #define WAIT_POLL_US    1000       /* reaping without a pidfd: a poll */
 #define LIVE_MAX        8          /* children alive at once that
                                     * mc_spawn_kill_all() reaches */
+#define FD_SCAN_MAX     65536L     /* descriptors closed one by one in a
+                                    * child, without close_range(2) */
 
 /* Exit statuses of a child that never ran its program. */
 #define EXIT_NO_SETUP   125 /* the caller's child_setup() refused */
@@ -218,13 +220,48 @@ drain(int fd, struct mc_buf *b, size_t cap, int *truncated)
 /* In the child: never returns. EXEC_FD closes on a successful exec.
  * PARENT is our parent's PID (0 in a new PID namespace, where it has
  * none). */
+/*
+ * In the child, just before exec: close every descriptor above stderr
+ * but KEEP, below LIMIT where close_range(2) is missing. What the
+ * maxcode process inherited stays there: make's jobserver pipe (the
+ * search's recipe is a '+' line, so make 4.3 passes its descriptors
+ * open), whatever the shell around make had open, the input file before
+ * dup2(). A candidate that read the jobserver pipe would take make's
+ * tokens for good; one that wrote it would let make run more jobs than
+ * -j says.
+ */
+static void
+close_inherited(int keep, long limit)
+{
+    long fd;
+
+#ifdef SYS_close_range
+    if (keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0) == 0 &&
+        syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
+        return;
+    if (keep == 3 && syscall(SYS_close_range, 4, ~0U, 0) == 0)
+        return;
+#endif
+    for (fd = 3; fd < limit; fd++)
+        if (fd != keep)
+            close((int)fd);
+}
+
+/* In the child: never returns. EXEC_FD closes on a successful exec. */
 static void
 child(char *const argv[], const char *exe, char *const *envp,
       const struct mc_spawn_opts *o, int out_fd, int err_fd, int exec_fd,
       pid_t parent)
 {
+    struct rlimit nofile;
+    long fd_limit = 1024;
     int in_fd;
 
+    /* Before the caller's set-up may lower it. */
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+        nofile.rlim_cur != RLIM_INFINITY)
+        fd_limit = nofile.rlim_cur < FD_SCAN_MAX ? (long)nofile.rlim_cur
+                                                 : FD_SCAN_MAX;
     setpgid(0, 0);
     in_fd = open(o && o->stdin_path ? o->stdin_path : "/dev/null",
                  O_RDONLY);
@@ -241,6 +278,7 @@ child(char *const argv[], const char *exe, char *const *envp,
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0 &&
         getppid() != parent)
         _exit(EXIT_NO_SETUP);
+    close_inherited(exec_fd, fd_limit);
     /* The raw system call: an LD_PRELOAD interposer (Bear) in our own
      * process does not see it. */
     syscall(SYS_execve, exe, argv, envp);

@@ -7,6 +7,8 @@
  * within a bounded time. A child dies with its parent, even when that
  * dies of SIGKILL, and mc_spawn_kill_all(), from a signal handler,
  * kills the rest of its group.
+ * within a bounded time. A child inherits no descriptor but its three
+ * standard ones (make's jobserver pipe stays with maxcode).
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -268,6 +270,31 @@ test_spawn__missing_program(void)
     mc_spawn_result_release(&r);
 }
 
+static void
+test_spawn__no_inherited_descriptors(void)
+{
+    struct mc_spawn_result r;
+    int p[2] = {-1, -1}, high = -1;
+    double t;
+
+    /* As make passes its jobserver pipe: open across exec, and one of
+     * them high up, as a shell's saved descriptors are. */
+    if (pipe(p) == 0)
+        high = dup2(p[0], 200);
+    ok(p[0] >= 0 && high == 200, "an inheritable pipe is open");
+    run_sh("ls /proc/self/fd", 5, 0, &r, &t);
+    /* ls's own view of its directory is the fourth: 0, 1, 2, 3. */
+    is_str(r.out.s, "0\n1\n2\n3\n",
+           "the child has stdin, stdout and stderr only");
+    mc_spawn_result_release(&r);
+    if (high >= 0)
+        close(high);
+    if (p[0] >= 0) {
+        close(p[0]);
+        close(p[1]);
+    }
+}
+
 int
 main(void)
 {
@@ -285,6 +312,7 @@ main(void)
     TAP_RUN(test_spawn__child_dies_with_parent);
     TAP_RUN(test_spawn__kill_all_reaches_the_group);
     TAP_RUN(test_spawn__missing_program);
+    TAP_RUN(test_spawn__no_inherited_descriptors);
     snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
