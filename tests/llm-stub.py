@@ -29,6 +29,20 @@ The script (JSON, re-read whenever it changes):
               "responses": [STEP, ...],
               "repeat": "last" | "cycle"}, ...]}
 
+The script may also have "chaos" (an object, all optional), faults and
+latency drawn at random for every API request, to load a client:
+
+  {"chaos": {"seed": N, "latency": SECONDS or [LO, HI],
+             "faults": {"FAULT": PROBABILITY, ...}, "hang": SECONDS},
+   "rules": [...]}
+
+Each request first waits the latency (uniform in [LO, HI]), then, with
+the given probability, gets FAULT (any fault below) instead of its rule's
+answer; no rule is asked then (no step is spent), and the record has
+"chaos": true.  "hang" is the seconds a "hang" fault holds the
+connection (default 600).  Draws come from one generator seeded with
+"seed" (default 0).
+
 The first rule whose match occurs in the prompt (or whose match is null or
 absent) answers, with its steps in turn; past the last step, "last" (the
 default) repeats the last one and "cycle" starts over.  No rule: 500.
@@ -48,19 +62,26 @@ STEP (all optional):
               "logprobs": {"content": [{"token": TEXT, "logprob": ...,
               "top_logprobs": [{"token": TOKEN, "logprob": LOGPROB},
               ...]}]}, as a server asked for "logprobs" answers
-  delay       seconds to wait before answering (faults too)
+  delay       seconds to wait before answering (faults too), or [LO, HI]:
+              a uniform random wait between the two
+  hang        seconds a "hang" fault holds the connection (600)
   fault       null, "429" (Retry-After: retry_after, default 1), "quota"
               (429, insufficient_quota, no Retry-After), "400", "401",
               "403", "404", "500", "529" (error status and JSON body),
               "malformed" (200, invalid JSON), "truncated" (200, half the
               body under the full Content-Length, then the socket is
-              closed), "empty" (200, no choices / no content blocks),
-              "reset" (no answer: the connection is reset)
+              closed), "truncated-reset" (the same, but the connection
+              is reset), "empty" (200, no choices / no content blocks),
+              "reset" (no answer: the connection is reset), "hang" (no
+              answer: the connection is held open and silent until the
+              client goes or "hang" seconds pass, then closed)
 """
 
 import argparse
 import json
 import os
+import random
+import select
 import signal
 import socket
 import socketserver
@@ -126,6 +147,13 @@ def prompt_of(api, body):
     return "\n\n".join(parts)
 
 
+def span(v, rng):
+    """Seconds from V: a number, or [LO, HI] drawn uniformly by RNG."""
+    if isinstance(v, (list, tuple)) and len(v) == 2:
+        return rng.uniform(float(v[0]), float(v[1]))
+    return float(v or 0)
+
+
 def error_body(api, etype, message, code=None):
     err = {"type": etype, "message": message}
     if code is not None:
@@ -145,6 +173,8 @@ class Script:
         self.key = None
         self.rules = []
         self.counters = []
+        self.chaos = {}
+        self.rng = random.Random(0)
         self.error = None
 
     def _parse(self):
@@ -166,7 +196,11 @@ class Script:
                                  "objects" % i)
             if r.get("repeat", "last") not in ("last", "cycle"):
                 raise ValueError("rule %d: repeat is not last or cycle" % i)
-        return data["rules"]
+        chaos = data.get("chaos") or {}
+        if not isinstance(chaos, dict) or not isinstance(
+                chaos.get("faults", {}), dict):
+            raise ValueError('chaos is not {"faults": {...}, ...}')
+        return data["rules"], chaos
 
     def _load(self):
         # Under self.lock.  A script caught half written is retried.
@@ -181,7 +215,7 @@ class Script:
             if key == self.key:
                 return
             try:
-                rules = self._parse()
+                rules, chaos = self._parse()
             except (OSError, ValueError) as e:
                 self.key = None
                 self.error = "stub: bad script %s: %s" % (self.path, e)
@@ -190,8 +224,27 @@ class Script:
             self.key = key
             self.rules = rules
             self.counters = [0] * len(rules)
+            self.chaos = chaos
+            self.rng = random.Random(chaos.get("seed", 0))
             self.error = None
             return
+
+    def draw_chaos(self):
+        """(latency in seconds, fault or None, hang seconds) for one
+        request, from the script's "chaos"."""
+        with self.lock:
+            self._load()
+            c = self.chaos
+            if self.error or not c:
+                return 0, None, None
+            delay = span(c.get("latency"), self.rng)
+            fault, x = None, self.rng.random()
+            for f, p in sorted(c.get("faults", {}).items()):
+                if x < p:
+                    fault = f
+                    break
+                x -= p
+            return delay, fault, c.get("hang")
 
     def pick(self, prompt):
         """(rule index, step index, step, error message)."""
@@ -315,6 +368,24 @@ class Handler(BaseHTTPRequestHandler):
             pass
         sock.close()
 
+    def hang(self, secs):
+        """Hold the connection, silent, until the client closes it (EOF
+        or an error on the socket) or SECS pass."""
+        end = time.time() + secs
+        sock = self.connection
+        while True:
+            left = end - time.time()
+            if left <= 0:
+                return
+            try:
+                r, _, _ = select.select([sock], [], [], min(left, 0.5))
+                if r:
+                    if not sock.recv(4096, socket.MSG_PEEK):
+                        return
+                    time.sleep(min(left, 0.5))  # more bytes: not an EOF
+            except (OSError, ValueError):
+                return
+
     # -- the request -----------------------------------------------------
 
     def serve(self, post):
@@ -349,17 +420,33 @@ class Handler(BaseHTTPRequestHandler):
                 "stub: no such endpoint: %s %s" % (self.command, path)))
             return
 
-        rule, n, step, err = self.server.script.pick(prompt)
-        self.rec["rule"], self.rec["step"] = rule, n
-        if err:
-            self.answer(500, error_body(api, "api_error", err))
-            return
-        delay = step.get("delay") or 0
-        if delay > 0:
-            time.sleep(float(delay))
+        script = self.server.script
+        latency, chaos_fault, chaos_hang = script.draw_chaos()
+        if latency > 0:
+            time.sleep(latency)
+        if chaos_fault:
+            step, rule = {"fault": chaos_fault}, None
+            if chaos_hang is not None:
+                step["hang"] = chaos_hang
+            self.rec["chaos"] = True
+        else:
+            rule, n, step, err = script.pick(prompt)
+            self.rec["rule"], self.rec["step"] = rule, n
+            if err:
+                self.answer(500, error_body(api, "api_error", err))
+                return
+            with script.lock:
+                delay = span(step.get("delay"), script.rng)
+            if delay > 0:
+                time.sleep(delay)
         fault = step.get("fault")
         self.rec["fault"] = fault
 
+        if fault == "hang":
+            self.save()
+            self.hang(float(step.get("hang", 600)))
+            self.drop(False)
+            return
         if fault == "reset":
             self.save()
             self.drop(True)
@@ -384,7 +471,7 @@ class Handler(BaseHTTPRequestHandler):
         if fault == "malformed":
             self.answer(200, b'{"choices": [ {"message": ')
             return
-        if fault not in (None, "truncated", "empty"):
+        if fault not in (None, "truncated", "truncated-reset", "empty"):
             self.answer(500, error_body(api, "api_error",
                                         "stub: unknown fault %r" % fault))
             return
@@ -422,7 +509,7 @@ class Handler(BaseHTTPRequestHandler):
             # "n": further choices from the rule's next steps, unless the
             # rule plays a server that ignores n ("ignore_n": true).
             want = body.get("n", 1) if isinstance(body, dict) else 1
-            if not isinstance(want, int) or \
+            if not isinstance(want, int) or rule is None or \
                     self.server.script.rules[rule].get("ignore_n"):
                 want = 1
             for j in range(1, want):
@@ -462,11 +549,12 @@ class Handler(BaseHTTPRequestHandler):
             if fault == "empty":
                 obj["content"] = []
         data = json.dumps(obj).encode()
-        if fault == "truncated":
+        if fault in ("truncated", "truncated-reset"):
             self.save()
             self.head(200, len(data))
             self.wfile.write(data[:len(data) // 2])
-            self.drop(False)
+            self.wfile.flush()
+            self.drop(fault == "truncated-reset")
             return
         self.answer(200, data)
 
