@@ -217,9 +217,6 @@ drain(int fd, struct mc_buf *b, size_t cap, int *truncated)
     return 1;
 }
 
-/* In the child: never returns. EXEC_FD closes on a successful exec.
- * PARENT is our parent's PID (0 in a new PID namespace, where it has
- * none). */
 /*
  * In the child, just before exec: close every descriptor above stderr
  * but KEEP, below LIMIT where close_range(2) is missing. What the
@@ -247,7 +244,9 @@ close_inherited(int keep, long limit)
             close((int)fd);
 }
 
-/* In the child: never returns. EXEC_FD closes on a successful exec. */
+/* In the child: never returns. EXEC_FD closes on a successful exec.
+ * PARENT is our parent's PID (0 in a new PID namespace, where it has
+ * none). */
 static void
 child(char *const argv[], const char *exe, char *const *envp,
       const struct mc_spawn_opts *o, int out_fd, int err_fd, int exec_fd,

@@ -6,8 +6,7 @@
  * also when the command closed its output) and reported as timed out,
  * within a bounded time. A child dies with its parent, even when that
  * dies of SIGKILL, and mc_spawn_kill_all(), from a signal handler,
- * kills the rest of its group.
- * within a bounded time. A child inherits no descriptor but its three
+ * kills the rest of its group. A child inherits no descriptor but its three
  * standard ones (make's jobserver pipe stays with maxcode).
  */
 #include "mc_setup.h"
