@@ -70,10 +70,12 @@ EOF
 fi
 
 # The system make, with the ASan runtime preloaded when the plugin is
-# instrumented (make itself is not). Leak checks stay off for make.
+# instrumented (make itself is not). Leak checks stay off for make,
+# unless MC_DETECT_LEAKS=1 (then a leak fails make).
 run_make () {
   if [ -n "$MC_ASAN_PRELOAD" ]; then
-    LD_PRELOAD="$MC_ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0 \
+    LD_PRELOAD="$MC_ASAN_PRELOAD" \
+      ASAN_OPTIONS=detect_leaks=${MC_DETECT_LEAKS:-0} \
       "$MC_SYSTEM_MAKE" --no-print-directory "$@"
   else
     "$MC_SYSTEM_MAKE" --no-print-directory "$@"

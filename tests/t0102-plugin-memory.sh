@@ -45,14 +45,7 @@ EOF
 
 # mem_make ARGS...: the system make; with an ASan-built plugin, its
 # runtime preloaded with leak detection on: a leak fails make.
-mem_make () {
-  if [ -n "$MC_ASAN_PRELOAD" ]; then
-    LD_PRELOAD="$MC_ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=1 \
-      "$MC_SYSTEM_MAKE" --no-print-directory "$@"
-  else
-    "$MC_SYSTEM_MAKE" --no-print-directory "$@"
-  fi
-}
+mem_make () { MC_DETECT_LEAKS=1 run_make "$@"; }
 
 # flat CALL MODE: 10,000 calls of CALL in mode MODE; RSS at 10,000 less
 # RSS at 1,000 is under 256 KiB. Under ASan, whose allocator grows by
