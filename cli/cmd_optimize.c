@@ -1148,16 +1148,22 @@ static int
 step_materialize(struct run *r)
 {
     struct mc_err err = MC_ERR_INIT;
+    int edited;
 
     if (r->strict && failed(r)) {
         keep_manifest(r);
         return 1;
     }
     if (mc_variant_materialize(r->vpath.s, r->t->source, r->t->source_real,
-                               r->e.variant.s, r->e.variant.len, &err)) {
+                               r->e.variant.s, r->e.variant.len, &edited,
+                               &err)) {
         mc_error("%s", err.msg);
         return 1;
     }
+    if (edited)
+        mc_info("%s: '%s' had changed since maxcode wrote it; written "
+                "again from the cache (edit %s itself)", r->t->source,
+                r->vpath.s, r->t->source);
     if (!r->store)
         keep_manifest(r);
     printf("%s\n", r->vpath.s);

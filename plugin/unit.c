@@ -397,13 +397,19 @@ use_hit(struct mc_target *t, const char *source, struct mc_cache *cache,
         const char *mode)
 {
     struct mc_err err = MC_ERR_INIT;
+    int edited;
 
     if (mc_variant_materialize(vpath->s, t->source, t->source_real,
-                               e->variant.s, e->variant.len, &err)) {
+                               e->variant.s, e->variant.len, &edited,
+                               &err)) {
         /* Cannot write the variant: the original is always right. */
         mc_info("%s: %s; using the original", source, err.msg);
         return mc_strdup(source);
     }
+    if (edited)
+        mc_info("%s: '%s' had changed since maxcode wrote it; written "
+                "again from the cache (edit %s itself)", source, vpath->s,
+                source);
     mc_cache_touch(cache, e);
     if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
         emit_rule(t, key, vpath->s, mode, 1);

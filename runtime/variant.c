@@ -154,10 +154,11 @@ out:
     return rc;
 }
 
-/* Write DATA to PATH unless PATH already holds exactly that. */
+/* Write DATA to PATH unless PATH already holds exactly that; *WROTE
+ * says whether it did. */
 static enum mc_code
 write_if_changed(const char *path, const char *data, size_t len,
-                 struct mc_err *err)
+                 int *wrote, struct mc_err *err)
 {
     struct mc_buf old = MC_BUF_INIT;
     int same;
@@ -165,9 +166,73 @@ write_if_changed(const char *path, const char *data, size_t len,
     same = mc_file_read(path, &old, NULL) == MC_OK && old.len == len &&
            !memcmp(old.s, data, len);
     mc_buf_release(&old);
+    *wrote = !same;
     if (same)
         return MC_OK;
     return mc_file_write_atomic(path, data, len, err);
+}
+
+/* The file NAME in the directory of PATH, into B. */
+static enum mc_code
+beside(const char *path, const char *name, struct mc_buf *b)
+{
+    const char *slash = strrchr(path, '/');
+
+    return mc_buf_addf(b, "%.*s/%s", slash ? (int)(slash - path) : 1,
+                       slash ? path : ".", name);
+}
+
+/* The .written line of the file at PATH, whose status is ST, into B. */
+static enum mc_code
+written_line(const char *path, const struct stat *st, struct mc_buf *b)
+{
+    const char *slash = strrchr(path, '/');
+
+    return mc_buf_addf(b, "%lld %lld.%09ld %s\n", (long long)st->st_size,
+                       (long long)st->st_mtim.tv_sec,
+                       (long)st->st_mtim.tv_nsec, slash ? slash + 1 : path);
+}
+
+/* What the file at PATH is, against what .written recorded. */
+enum written { W_MISSING, W_UNRECORDED, W_CHANGED, W_SAME };
+
+static enum written
+written_state(const char *path)
+{
+    struct mc_buf wp = MC_BUF_INIT, rec = MC_BUF_INIT, now = MC_BUF_INIT;
+    enum written w;
+    struct stat st;
+
+    if (stat(path, &st))
+        return W_MISSING;
+    if (beside(path, ".written", &wp) ||
+        mc_file_read(wp.s, &rec, NULL) != MC_OK || written_line(path, &st,
+                                                               &now))
+        w = W_UNRECORDED;
+    else
+        w = rec.len == now.len && !memcmp(rec.s, now.s, now.len)
+                ? W_SAME
+                : W_CHANGED;
+    mc_buf_release(&wp);
+    mc_buf_release(&rec);
+    mc_buf_release(&now);
+    return w;
+}
+
+/* Record the size and mtime of the file at PATH, just written, in
+ * .written. A record that cannot be written costs the next hit a
+ * comparison of the whole file, nothing else. */
+static void
+record_written(const char *path)
+{
+    struct mc_buf wp = MC_BUF_INIT, line = MC_BUF_INIT;
+    struct stat st;
+
+    if (!stat(path, &st) && !beside(path, ".written", &wp) &&
+        !written_line(path, &st, &line))
+        mc_file_write_atomic(wp.s, line.s, line.len, NULL);
+    mc_buf_release(&wp);
+    mc_buf_release(&line);
 }
 
 enum mc_code
@@ -175,11 +240,10 @@ mc_variant_mark_source(const char *path, const char *source_real,
                        struct mc_err *err)
 {
     struct mc_buf sp = MC_BUF_INIT, line = MC_BUF_INIT;
-    const char *slash = strrchr(path, '/');
     enum mc_code rc;
+    int wrote;
 
-    mc_buf_addf(&sp, "%.*s/.source", slash ? (int)(slash - path) : 1,
-                slash ? path : ".");
+    beside(path, ".source", &sp);
     mc_buf_addf(&line, "%s\n", source_real);
     if (mc_buf_status(&sp) || mc_buf_status(&line)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -187,7 +251,7 @@ mc_variant_mark_source(const char *path, const char *source_real,
     }
     rc = mc_file_mkdirs_for(sp.s, err);
     if (!rc)
-        rc = write_if_changed(sp.s, line.s, line.len, err);
+        rc = write_if_changed(sp.s, line.s, line.len, &wrote, err);
 out:
     mc_buf_release(&sp);
     mc_buf_release(&line);
@@ -215,15 +279,20 @@ starts_with_line(const char *path, const char *line, size_t len)
 enum mc_code
 mc_variant_materialize(const char *path, const char *source,
                        const char *source_real, const char *text,
-                       size_t len, struct mc_err *err)
+                       size_t len, int *edited, struct mc_err *err)
 {
     struct mc_buf out = MC_BUF_INIT;
+    enum written w = written_state(path);
     enum mc_code rc;
+    int wrote = 0;
 
-    /* The hit path: the file was written from this very text. */
+    if (edited)
+        *edited = 0;
+    /* The hit path: the file was written from this very text, and it is
+     * as it was written (a stat and two short reads, no hashing). */
     if (first_line(source, source_real, text, len, &out))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (starts_with_line(path, out.s, out.len)) {
+    if (w == W_SAME && starts_with_line(path, out.s, out.len)) {
         mc_buf_release(&out);
         return MC_OK;
     }
@@ -233,7 +302,11 @@ mc_variant_materialize(const char *path, const char *source,
         rc = mc_variant_rewrite(path, source, source_real, text, len, &out,
                                 err);
     if (!rc)
-        rc = write_if_changed(path, out.s, out.len, err);
+        rc = write_if_changed(path, out.s, out.len, &wrote, err);
+    if (!rc)
+        record_written(path);
+    if (!rc && edited)
+        *edited = w == W_CHANGED && wrote;
     mc_buf_release(&out);
     return rc;
 }

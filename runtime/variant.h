@@ -17,6 +17,17 @@
  * the same on every machine and checkout. Next to the variant, `.source`
  * holds SOURCE's real path: the compile-DB lookup uses it to map a
  * recorded compile of the variant back to SOURCE.
+ *
+ * Next to it too, `.written` records the variant file's size and mtime
+ * as maxcode last wrote it, so that a hit notices a file edited by hand
+ * in .maxcode/ without hashing it (doc/internals/cache.md):
+ *   written = size SP mtime SP name LF
+ *   size    = 1*DIGIT                 ; bytes
+ *   mtime   = 1*DIGIT "." 9DIGIT      ; st_mtim: seconds, nanoseconds
+ *   name    = the variant file's name (NAME)
+ * A file whose size or mtime differs, or that has no record, is compared
+ * with what it should hold and written again when it differs. An edit
+ * that keeps the size and puts the mtime back (touch -r) goes unseen.
  */
 #ifndef MC_VARIANT_H
 #define MC_VARIANT_H
@@ -39,14 +50,19 @@ enum mc_code mc_variant_rewrite(const char *path, const char *source,
 
 /*
  * Write the rewritten TEXT to PATH and SOURCE_REAL to PATH's .source,
- * creating the directory. A file that already has the same content (its
- * first line carries the same stamp) is left alone, so its mtime does not
- * make make rebuild its dependents.
+ * creating the directory, and record PATH's size and mtime in .written.
+ * A file that is as maxcode wrote it (the size and mtime recorded, and a
+ * first line with the same stamp) is left alone, so its mtime does not
+ * make make rebuild its dependents; so is one whose content is already
+ * right (a touch), whose record is renewed. *EDITED (EDITED may be NULL)
+ * is set to 1 when PATH had been changed since maxcode wrote it (by
+ * hand) and was written again, else 0. Errors: MC_ENOMEM, MC_EIO (in
+ * ERR), and PATH is then not to be used.
  */
 enum mc_code mc_variant_materialize(const char *path, const char *source,
                                     const char *source_real,
                                     const char *text, size_t len,
-                                    struct mc_err *err);
+                                    int *edited, struct mc_err *err);
 
 /* Write only PATH's .source file (and the directory). */
 enum mc_code mc_variant_mark_source(const char *path,

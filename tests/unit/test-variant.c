@@ -2,7 +2,9 @@
 /*
  * test-variant.c: the variant file: its path, the first line (#line and
  * the stamp), the rewriting of quote includes that exist next to SOURCE,
- * line numbers kept, and writing it (with .source) only when it changed.
+ * line numbers kept, and writing it (with .source) only when it changed;
+ * a file edited by hand is found by its size and mtime (.written) and
+ * written again.
  * The cases run in a scratch directory that is the current directory.
  */
 #include "mc_setup.h"
@@ -171,7 +173,7 @@ test_variant__materialize(void)
         return;
     }
     is_long(mc_variant_materialize(path, "src/hot.c", real, "int x;\n", 7,
-                                   &err),
+                                   NULL, &err),
             MC_OK, "materializes, making the directory");
     mc_file_read(path, &got, NULL);
     rewrite(path, "src/hot.c", "int x;\n", &want);
@@ -182,11 +184,12 @@ test_variant__materialize(void)
     is_str(got.s, line, ".source holds SOURCE's real path");
     utimensat(AT_FDCWD, path, old, 0);
     is_long(mc_variant_materialize(path, "src/hot.c", real, "int x;\n", 7,
-                                   &err),
+                                   NULL, &err),
             MC_OK, "again, with the same text");
     is_long(mtime_of(path), 1000000000,
             "a file with the same stamp is left alone (its mtime too)");
-    mc_variant_materialize(path, "src/hot.c", real, "int y;\n", 7, &err);
+    mc_variant_materialize(path, "src/hot.c", real, "int y;\n", 7, NULL,
+                           &err);
     ok(mtime_of(path) != 1000000000, "another text is written");
     mc_buf_reset(&got);
     mc_file_read(path, &got, NULL);
@@ -198,6 +201,112 @@ test_variant__materialize(void)
        "writes .source and not the variant");
     mc_buf_release(&got);
     mc_buf_release(&want);
+}
+
+/* Set PATH's mtime to SEC seconds (and access time). */
+static void
+set_mtime(const char *path, time_t sec)
+{
+    struct timespec t[2] = {{sec, 0}, {sec, 0}};
+
+    utimensat(AT_FDCWD, path, t, 0);
+}
+
+/* Replace the first FROM in the file at PATH by TO (as long), in place:
+ * the size stays. */
+static void
+edit_in_place(const char *path, const char *from, const char *to)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    char *at;
+
+    mc_file_read(path, &b, NULL);
+    at = b.s ? strstr(b.s, from) : NULL;
+    if (at) {
+        memcpy(at, to, strlen(to));
+        write_file(path, b.s);
+    }
+    mc_buf_release(&b);
+}
+
+/* Materialize "int x;" for src/hot.c at PATH; *EDITED as it says. */
+static enum mc_code
+put_x(const char *path, int *edited)
+{
+    char real[PATH_MAX];
+
+    if (!realpath("src/hot.c", real))
+        return MC_ENOENT;
+    return mc_variant_materialize(path, "src/hot.c", real, "int x;\n", 7,
+                                  edited, NULL);
+}
+
+static void
+test_variant__hand_edit(void)
+{
+    static const char path[] = ".maxcode/m3/hot.c";
+    struct mc_buf want = MC_BUF_INIT, got = MC_BUF_INIT, rec = MC_BUF_INIT;
+    struct stat st;
+    char line[128];
+    int edited = -1;
+
+    is_long(put_x(path, &edited), MC_OK, "written");
+    is_long(edited, 0, "a new file is no edit");
+    mc_file_read(path, &want, NULL);
+    mc_file_read(".maxcode/m3/.written", &rec, NULL);
+    stat(path, &st);
+    snprintf(line, sizeof(line), "%lld %lld.%09ld hot.c\n",
+             (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             (long)st.st_mtim.tv_nsec);
+    is_str(rec.s, line, ".written records its size and mtime");
+
+    mc_buf_adds(&got, want.s);
+    mc_buf_adds(&got, "int evil;\n");
+    write_file(path, got.s);
+    is_long(put_x(path, &edited), MC_OK, "after an edit that adds a line");
+    is_long(edited, 1, "the edit is reported");
+    mc_buf_reset(&got);
+    mc_file_read(path, &got, NULL);
+    is_str(got.s, want.s, "and the file written again");
+
+    edit_in_place(path, "int x;", "int z;");
+    set_mtime(path, 2000000000);
+    is_long(put_x(path, &edited), MC_OK, "after an edit of the same size");
+    is_long(edited, 1, "its mtime gives it away");
+    mc_buf_reset(&got);
+    mc_file_read(path, &got, NULL);
+    is_str(got.s, want.s, "written again");
+
+    set_mtime(path, 1500000000);
+    is_long(put_x(path, &edited), MC_OK, "after a touch");
+    is_long(edited, 0, "a touch is no edit");
+    is_long(mtime_of(path), 1500000000, "and the file is not written");
+    mc_buf_reset(&rec);
+    mc_file_read(".maxcode/m3/.written", &rec, NULL);
+    snprintf(line, sizeof(line), "%lld 1500000000.000000000 hot.c\n",
+             (long long)st.st_size);
+    is_str(rec.s, line, "the record is renewed");
+
+    /* What a hit costs: no read of the whole file. An edit that keeps
+     * the size and puts the mtime back is not seen. */
+    edit_in_place(path, "int x;", "int z;");
+    set_mtime(path, 1500000000);
+    put_x(path, &edited);
+    mc_buf_reset(&got);
+    mc_file_read(path, &got, NULL);
+    ok(edited == 0 && strstr(got.s, "int z;") != NULL,
+       "a hit does not hash the file");
+
+    unlink(".maxcode/m3/.written");
+    write_file(path, want.s);
+    set_mtime(path, 1600000000);
+    is_long(put_x(path, &edited), MC_OK, "with no record");
+    ok(edited == 0 && mtime_of(path) == 1600000000,
+       "a right file without a record is left alone");
+    ok(access(".maxcode/m3/.written", F_OK) == 0, "and recorded");
+    mc_buf_release(&want);
+    mc_buf_release(&got);
+    mc_buf_release(&rec);
 }
 
 int
@@ -218,6 +327,7 @@ main(void)
     TAP_RUN(test_variant__quote_includes);
     TAP_RUN(test_variant__lines_kept);
     TAP_RUN(test_variant__materialize);
+    TAP_RUN(test_variant__hand_edit);
     if (chdir("/") || nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS))
         printf("# cannot remove %s\n", scratch);
     return tap_done();
