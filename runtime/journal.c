@@ -38,11 +38,18 @@ mc_journal_log_release(struct mc_journal_log *log)
     mc_journal_log_init(log);
 }
 
-/* Append O, printed on one line, to the journal at PATH. */
+/* Append O, printed on one line, to the journal at PATH. A line that
+ * cannot be written whole (a full disk) is cut off again, so that the
+ * lines after it, once there is room, are not glued to a torn one; the
+ * first such failure of a process is said. A journal that cannot be
+ * opened (.maxcode/ removed meanwhile) is skipped without a word: the
+ * search goes on, only its resume is lost. */
 static void
 put_line(const char *path, cJSON *o)
 {
+    static int said;
     char *text = cJSON_PrintUnformatted(o);
+    struct stat st;
     int fd;
 
     if (!text)
@@ -50,10 +57,22 @@ put_line(const char *path, cJSON *o)
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (fd >= 0) {
         size_t n = strlen(text);
+        off_t end = fstat(fd, &st) ? -1 : st.st_size;
+        ssize_t w;
+
         text[n] = '\n';
         /* One write of the whole line: O_APPEND keeps it in one piece. */
-        if (write(fd, text, n + 1) != (ssize_t)(n + 1))
-            mc_info("cannot write the journal '%s'", path);
+        w = write(fd, text, n + 1);
+        if (w != (ssize_t)(n + 1)) {
+            int e = w < 0 ? errno : ENOSPC;
+
+            if (w > 0 && end >= 0 && ftruncate(fd, end))
+                e = errno;
+            if (!said++)
+                mc_info("cannot write the journal '%s': %s; the search "
+                        "goes on, and a build stopped now would not "
+                        "resume it", path, strerror(e));
+        }
         text[n] = '\0';
         close(fd);
     }

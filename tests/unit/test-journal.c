@@ -4,9 +4,10 @@
  * written and read back identical; a torn last line (a search killed
  * mid-write) ignored; another search's journal, or none, not resumed;
  * no more node lines than asked for; parents that name no earlier node
- * dropped; a budget and usage counts out of range never cast; the usage object's
- * JSON on its own; and a cache entry's
- * trajectory read without trusting its numbers.
+ * dropped; a budget and usage counts out of range never cast; a line
+ * that a full disk cuts short taken back, so the next one is whole; the
+ * usage object's JSON on its own; and a cache entry's trajectory read
+ * without trusting its numbers.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -15,6 +16,8 @@
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 static char dir[] = "/tmp/mc-journal-XXXXXX";
 static char path[64];
@@ -184,6 +187,51 @@ test_journal__torn_last_line_is_ignored(void)
     ok(log.matched && log.n == 2, "a line without its newline is torn");
     mc_journal_log_release(&log);
     mc_usage_release(&u);
+}
+
+/* PATH's size, or -1. */
+static long long
+size_of(const char *p)
+{
+    struct stat st;
+
+    return stat(p, &st) ? -1 : (long long)st.st_size;
+}
+
+static void
+test_journal__full_disk_leaves_no_torn_line(void)
+{
+    struct mc_journal_log log;
+    struct mc_search_node nd;
+    struct rlimit old, lim;
+    long long before;
+
+    write_fixture(1, 0);
+    before = size_of(path);
+    fixture_node(&nd, 1);
+    /* A file size limit 10 bytes on: the line is written in part, as on
+     * a disk that fills up in the middle of it. */
+    signal(SIGXFSZ, SIG_IGN);
+    if (getrlimit(RLIMIT_FSIZE, &old)) {
+        ok(0, "getrlimit");
+        mc_search_node_release(&nd);
+        return;
+    }
+    lim = old;
+    lim.rlim_cur = (rlim_t)before + 10;
+    if (setrlimit(RLIMIT_FSIZE, &lim) == 0) {
+        mc_journal_append(path, &nd, NULL, NULL);
+        setrlimit(RLIMIT_FSIZE, &old);
+    }
+    signal(SIGXFSZ, SIG_DFL);
+    is_long(size_of(path), before, "the part that was written is cut off");
+    mc_journal_append(path, &nd, NULL, NULL);
+    mc_journal_log_init(&log);
+    mc_journal_read(path, &head, 8, &log, NULL);
+    ok(log.matched && log.n == 2,
+       "with room again, the next line is whole and read back");
+    mc_journal_log_release(&log);
+    mc_search_node_release(&nd);
 }
 
 static void
@@ -388,6 +436,7 @@ main(void)
     snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
     TAP_RUN(test_journal__round_trip);
     TAP_RUN(test_journal__torn_last_line_is_ignored);
+    TAP_RUN(test_journal__full_disk_leaves_no_torn_line);
     TAP_RUN(test_journal__another_search_is_not_resumed);
     TAP_RUN(test_journal__numbers_out_of_range);
     TAP_RUN(test_journal__start_replaces_and_max_cuts);
