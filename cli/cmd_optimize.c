@@ -464,6 +464,7 @@ struct run {
     struct mc_buf vpath;        /* the variant file */
     int lock;                   /* the key's lock, or -1 */
     int store;                  /* the entry goes into the cache */
+    int stored;                 /* -1: storing it failed */
     int benign;                 /* kept uncached, yet no failure (no
                                  * CUDA device): not one under
                                  * MAXCODE_STRICT=1 either */
@@ -791,6 +792,11 @@ step_lock(struct run *r)
     if (r->store && mc_cache_lock(&r->cache, r->key, &r->lock, &err)) {
         mc_error("%s", err.msg);
         snprintf(r->why, sizeof(r->why), "the key's lock: %s", err.msg);
+        /* A cache that cannot be written (read-only, gone, no room for
+         * the lock): nothing found could be kept, so nothing is
+         * searched. The outcome line says why, once. */
+        snprintf(r->why, sizeof(r->why), "not searched, as the cache "
+                 "cannot keep the result: %s", err.msg);
         r->reason = r->why;
         r->store = 0;
     }
@@ -1112,10 +1118,15 @@ step_store(struct run *r)
     if (r->strict && failed(r))
         r->store = 0; /* the next build fails the same way */
     if (r->store) {
-        if (mc_cache_put(&r->cache, &r->e, &err))
-            mc_error("cannot store %s: %s", r->key, err.msg);
-        else
+        if (mc_cache_put(&r->cache, &r->e, &err)) {
+            /* A full disk, say: the build goes on with the outcome,
+             * uncached, and the next build searches again. */
+            mc_info("%s: not cached (the next build searches again): %s",
+                    r->t->source, err.msg);
+            r->stored = -1;
+        } else {
             r->d.n[MC_STAT_STORES] = 1;
+        }
         push_remote(r);
     }
     count(r);
@@ -1164,7 +1175,7 @@ step_materialize(struct run *r)
         mc_info("%s: '%s' had changed since maxcode wrote it; written "
                 "again from the cache (edit %s itself)", r->t->source,
                 r->vpath.s, r->t->source);
-    if (!r->store)
+    if (!r->store || r->stored < 0)
         keep_manifest(r);
     printf("%s\n", r->vpath.s);
     return 0;
