@@ -790,8 +790,6 @@ step_lock(struct run *r)
         return 1;
     }
     if (r->store && mc_cache_lock(&r->cache, r->key, &r->lock, &err)) {
-        mc_error("%s", err.msg);
-        snprintf(r->why, sizeof(r->why), "the key's lock: %s", err.msg);
         /* A cache that cannot be written (read-only, gone, no room for
          * the lock): nothing found could be kept, so nothing is
          * searched. The outcome line says why, once. */
