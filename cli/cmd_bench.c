@@ -84,8 +84,8 @@ read_claim(const cJSON *m, struct claim *c)
     const cJSON *hi = lo ? cJSON_GetArrayItem(ci, 1) : NULL;
 
     c->speedup = num(m, "speedup", 0);
-    c->low = cJSON_IsNumber(lo) ? lo->valuedouble : -1;
-    c->high = cJSON_IsNumber(hi) ? hi->valuedouble : -1;
+    c->low = lo && cJSON_IsNumber(lo) ? lo->valuedouble : -1;
+    c->high = hi && cJSON_IsNumber(hi) ? hi->valuedouble : -1;
     c->metric = mc_json_str(m, "metric");
     if (!*c->metric)
         c->metric = "time";
