@@ -1170,9 +1170,7 @@ step_materialize(struct run *r)
         return 1;
     }
     if (edited)
-        mc_info("%s: '%s' had changed since maxcode wrote it; written "
-                "again from the cache (edit %s itself)", r->t->source,
-                r->vpath.s, r->t->source);
+        mc_variant_say_edited(r->t->source, r->vpath.s);
     if (!r->store || r->stored < 0)
         keep_manifest(r);
     printf("%s\n", r->vpath.s);

@@ -407,9 +407,7 @@ use_hit(struct mc_target *t, const char *source, struct mc_cache *cache,
         return mc_strdup(source);
     }
     if (edited)
-        mc_info("%s: '%s' had changed since maxcode wrote it; written "
-                "again from the cache (edit %s itself)", source, vpath->s,
-                source);
+        mc_variant_say_edited(source, vpath->s);
     mc_cache_touch(cache, e);
     if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
         emit_rule(t, key, vpath->s, mode, 1);

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "hash.h"
+#include "log.h"
 #include "paths.h"
 
 #include <ctype.h>
@@ -309,4 +310,11 @@ mc_variant_materialize(const char *path, const char *source,
         *edited = w == W_CHANGED && wrote;
     mc_buf_release(&out);
     return rc;
+}
+
+void
+mc_variant_say_edited(const char *source, const char *path)
+{
+    mc_info("%s: '%s' had changed since maxcode wrote it; written again "
+            "from the cache (edit %s itself)", source, path, source);
 }

@@ -64,6 +64,10 @@ enum mc_code mc_variant_materialize(const char *path, const char *source,
                                     const char *text, size_t len,
                                     int *edited, struct mc_err *err);
 
+/* Say that the variant file PATH of SOURCE had been edited by hand and
+ * was written again (mc_variant_materialize() set *edited). */
+void mc_variant_say_edited(const char *source, const char *path);
+
 /* Write only PATH's .source file (and the directory). */
 enum mc_code mc_variant_mark_source(const char *path,
                                     const char *source_real,
