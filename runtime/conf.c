@@ -129,6 +129,9 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_TIMING_LOCK] = {"MAXCODE_TIMING_LOCK", NULL, K_STRING, "", NULL,
                             0, 0, "the machine's timing lock file (default: "
                             "/run/lock/maxcode-timing.lock)"},
+    [MC_SET_TIMING_CPU] = {"MAXCODE_TIMING_CPU", NULL, K_STRING, "last", NULL,
+                           0, 0, "the CPU timing runs are pinned to: last, "
+                           "a number, or none"},
 };
 
 static const char *const origin_names[] = {

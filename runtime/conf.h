@@ -73,6 +73,7 @@ enum mc_setting_id {
     MC_SET_COMPILER_CHECK,
     MC_SET_LAUNCHER,
     MC_SET_TIMING_LOCK,
+    MC_SET_TIMING_CPU,
     MC_SET__COUNT
 };
 

@@ -567,6 +567,7 @@ struct run_spec {
     int sanitized;        /* ASan/UBSan build */
     const char *tool;     /* "perf", "valgrind" or NULL */
     const char *shell_cmd;/* run `sh -c` this with MAXCODE_EXE=exe */
+    int pinned;           /* a timing run: on the timing CPU */
 };
 
 struct run_result {
@@ -781,6 +782,7 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     so.gpu = mc_lang_get(ev->t->lang)->kernels;
     so.env = env.v;
     so.out_cap = OUT_CAP;
+    so.cpus = spec->pinned && ev->pin ? &ev->timing_cpus : NULL;
     rc = mc_sandbox_run(&ev->sb, argv.v, &so, &r, err);
     if (!rc && take_result(ev, spec, dir, &r, res))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
@@ -1215,6 +1217,48 @@ reject_outside(struct mc_eval *ev, struct mc_feedback *fb)
 
 /* ---- the original ---- */
 
+/*
+ * The CPU the timing runs are pinned to, as VALUE (MAXCODE_TIMING_CPU)
+ * says: "last", the highest-numbered CPU this process may run on;
+ * a number, that CPU (one this process may run on); "none", no pin.
+ * Both programs of every pair run on the same CPU: on a machine whose
+ * CPUs are not alike (a VM's vCPUs beside other tenants' work, big and
+ * little cores), a pair split across two of them measures the
+ * difference between the CPUs as a speedup.
+ */
+static enum mc_code
+timing_cpu(struct mc_eval *ev, const char *value, struct mc_err *err)
+{
+    cpu_set_t allowed;
+    char *end;
+    long cpu = -1, i;
+
+    ev->pin = 0;
+    if (!strcmp(value, "none"))
+        return MC_OK;
+    if (sched_getaffinity(0, sizeof(allowed), &allowed))
+        return MC_OK; /* nothing known to pin to */
+    if (!strcmp(value, "last") || !*value) {
+        for (i = CPU_SETSIZE - 1; i >= 0 && cpu < 0; i--)
+            if (CPU_ISSET((int)i, &allowed))
+                cpu = i;
+    } else {
+        errno = 0;
+        cpu = strtol(value, &end, 10);
+        if (errno || *end || end == value || cpu < 0 ||
+            cpu >= CPU_SETSIZE || !CPU_ISSET((int)cpu, &allowed))
+            return mc_err_set(err, MC_EINVAL, "MAXCODE_TIMING_CPU '%s' is "
+                              "not last, none or a CPU maxcode may run on",
+                              value);
+    }
+    if (cpu < 0)
+        return MC_OK;
+    CPU_ZERO(&ev->timing_cpus);
+    CPU_SET((int)cpu, &ev->timing_cpus);
+    ev->pin = 1;
+    return MC_OK;
+}
+
 enum mc_code
 mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
              struct mc_err *err)
@@ -1238,7 +1282,9 @@ mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     ev->n_runs = t->inputs.n ? t->inputs.n : 1;
     ev->timing_cap_s = atof(mc_conf_get(&t->conf, MC_SET_TIMING_CAP));
-    rc = mc_sandbox_init(&ev->sb, err);
+    rc = timing_cpu(ev, mc_conf_get(&t->conf, MC_SET_TIMING_CPU), err);
+    if (!rc)
+        rc = mc_sandbox_init(&ev->sb, err);
     if (!rc)
         rc = allow_project_reads(ev, err);
     if (rc)
@@ -1360,6 +1406,7 @@ bench_runs(struct mc_eval *ev, const char *exe, const char *tool,
         spec.timeout_s = timeout;
         spec.untrusted = 1;
         spec.tool = tool;
+        spec.pinned = !tool;
         rc = run_once(ev, &spec, &res, err);
         if (!rc && (res.timed_out || res.signaled))
             *failed = 1;

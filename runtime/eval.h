@@ -110,6 +110,8 @@ struct mc_eval {
                                * round after a promoting one); N (at most
                                * MC_TIMING_ROUNDS): N rounds, whatever
                                * each decides (maxcode bench) */
+    int pin;                  /* timing runs are pinned to TIMING_CPUS */
+    cpu_set_t timing_cpus;    /* one CPU (MAXCODE_TIMING_CPU) */
     mc_load_fn *load_fn;      /* samples the load around each round;
                                * NULL: mc_load_read() (tests inject) */
     void *load_ctx;           /* load_fn's */

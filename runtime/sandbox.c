@@ -111,6 +111,7 @@ struct setup {
     char *const *read_paths;  /* all that may be read, or NULL: reads are
                                * not limited */
     double timeout_s;
+    const cpu_set_t *cpus;    /* pinned to these, or NULL */
 };
 
 static int
@@ -230,6 +231,9 @@ child_setup(void *ctx)
                 strerror(errno));
         return -1;
     }
+    /* Best effort: a CPU taken offline since leaves the run unpinned. */
+    if (s->cpus)
+        sched_setaffinity(0, sizeof(*s->cpus), s->cpus);
     limit(RLIMIT_CPU, cpu);
     limit(RLIMIT_CORE, 0);
     limit(RLIMIT_FSIZE, s->untrusted ? FSIZE_UNTRUSTED : FSIZE_TRUSTED);
@@ -368,6 +372,34 @@ sweep_stale_roots(const char *base)
     closedir(d);
 }
 
+/* Whether the user SB drops to may enter every directory above PATH
+ * (by the mode bits; PATH itself is made 0711). Else the first that it
+ * may not, into BLOCKED. */
+static int
+reachable_by_dropped(const struct mc_sandbox *sb, const char *path,
+                     struct mc_buf *blocked)
+{
+    struct mc_buf dir = MC_BUF_INIT;
+    const char *slash = path;
+    int ok = 1;
+
+    while (ok && (slash = strchr(slash + 1, '/'))) {
+        struct stat st;
+
+        mc_buf_reset(&dir);
+        mc_buf_add(&dir, path, (size_t)(slash - path));
+        if (mc_buf_status(&dir) || stat(dir.s, &st))
+            break;
+        ok = (st.st_mode & S_IXOTH) ||
+             (st.st_uid == sb->uid && (st.st_mode & S_IXUSR)) ||
+             (st.st_gid == sb->gid && (st.st_mode & S_IXGRP));
+        if (!ok)
+            mc_buf_adds(blocked, dir.s);
+    }
+    mc_buf_release(&dir);
+    return ok;
+}
+
 enum mc_code
 mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
 {
@@ -396,6 +428,22 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
         sb->drop = 1;
         sb->uid = pw ? pw->pw_uid : NOBODY_ID;
         sb->gid = pw ? pw->pw_gid : NOBODY_ID;
+        if (!reachable_by_dropped(sb, sb->root, &path)) {
+            /* Every run would fail at its exec, the original's too. */
+            enum mc_code rc = mc_err_set(
+                err, MC_EIO, "the sandbox's user nobody (maxcode runs as "
+                "root) cannot enter '%s', above the scratch directory: "
+                "set TMPDIR to a directory every user may enter, such as "
+                "/tmp", path.s);
+            mc_buf_release(&path);
+            mc_sandbox_rmtree(sb->root);
+            if (sb->lock_fd >= 0)
+                close(sb->lock_fd);
+            mc_free(sb->root);
+            memset(sb, 0, sizeof(*sb));
+            sb->lock_fd = -1;
+            return rc;
+        }
     }
     sb->pidns = probe_clone(CLONE_NEWPID | CLONE_NEWIPC);
     sb->netns_fd = make_netns();
@@ -798,6 +846,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     s.gpu = o->gpu;
     s.gpu_paths = NULL;
     s.timeout_s = o->timeout_s > 0 ? o->timeout_s : TIMEOUT_DEFAULT_S;
+    s.cpus = o->cpus;
     /* Built here: the child, forked from a process that may have
      * threads, must not allocate. */
     if (make_env(s.write_dir, o->gpu, o->env, &env) ||

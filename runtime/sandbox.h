@@ -17,6 +17,7 @@
  *     (see sandbox.c);
  *   - sets rlimits: CPU time, address space, file size, open files,
  *     processes, no core files;
+ *   - pins the run to the caller's CPUs, when it names any (timing);
  *   - for untrusted runs as root, drops to the unprivileged user
  *     "nobody", so the process limit holds and root-owned files are out
  *     of reach.
@@ -32,6 +33,7 @@
 #ifndef MC_SANDBOX_H
 #define MC_SANDBOX_H
 
+#include <sched.h>
 #include <sys/types.h>
 #include "spawn.h"
 #include "strv.h"
@@ -70,6 +72,8 @@ struct mc_sandbox_opts {
                                * NVIDIA_* variables are kept */
     char *const *env;         /* extra NAME=VALUE strings, or NULL */
     size_t out_cap;           /* bytes kept per stream; 0: 1 MiB */
+    const cpu_set_t *cpus;    /* the CPUs the run may use, or NULL: those
+                               * maxcode may (timing runs are pinned) */
 };
 
 /* Make a scratch directory under $TMPDIR (or /tmp) and find out which

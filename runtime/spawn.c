@@ -33,10 +33,17 @@ extern char **environ;
 #define FD_SCAN_MAX     65536L     /* descriptors closed one by one in a
                                     * child, without close_range(2) */
 
-/* Exit statuses of a child that never ran its program. */
-#define EXIT_NO_SETUP   125 /* the caller's child_setup() refused */
-#define EXIT_NO_FDS     126 /* no stdin, stdout, stderr or directory */
-#define EXIT_NO_EXEC    127 /* execve() failed */
+/* The exit status of a child that never ran its program; the parent
+ * learns why from the exec pipe (struct start_failure), not from it. */
+#define EXIT_NO_START   127
+
+/* What a child that could not start its program writes on the exec
+ * pipe: the step that failed and its errno (0: none known). */
+enum start_step { STEP_FDS, STEP_CWD, STEP_SETUP, STEP_PARENT, STEP_EXEC };
+struct start_failure {
+    int step;
+    int errnum;
+};
 
 /* The process groups of our children alive (0: a free slot), for
  * mc_spawn_kill_all(), which a signal handler calls. */
@@ -244,6 +251,18 @@ close_inherited(int keep, long limit)
             close((int)fd);
 }
 
+/* In the child: tell the parent through EXEC_FD that STEP failed, and
+ * end. */
+static void
+start_failed(int exec_fd, enum start_step step)
+{
+    struct start_failure f = {step, errno};
+
+    if (write(exec_fd, &f, sizeof(f)) < 0)
+        _exit(EXIT_NO_START);
+    _exit(EXIT_NO_START);
+}
+
 /* In the child: never returns. EXEC_FD closes on a successful exec.
  * PARENT is our parent's PID (0 in a new PID namespace, where it has
  * none). */
@@ -266,39 +285,63 @@ child(char *const argv[], const char *exe, char *const *envp,
                  O_RDONLY);
     if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
         dup2(err_fd, 2) < 0)
-        _exit(EXIT_NO_FDS);
+        start_failed(exec_fd, STEP_FDS);
     if (o && o->cwd && chdir(o->cwd))
-        _exit(EXIT_NO_FDS);
+        start_failed(exec_fd, STEP_CWD);
     signal(SIGPIPE, SIG_DFL);
+    errno = 0;
     if (o && o->child_setup && o->child_setup(o->setup_ctx))
-        _exit(EXIT_NO_SETUP);
+        start_failed(exec_fd, STEP_SETUP);
     /* Die with the parent, even by SIGKILL. Set after child_setup: a
      * change of user clears it. The parent may have died before. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0 &&
-        getppid() != parent)
-        _exit(EXIT_NO_SETUP);
+        getppid() != parent) {
+        errno = 0;
+        start_failed(exec_fd, STEP_PARENT);
+    }
     close_inherited(exec_fd, fd_limit);
     /* The raw system call: an LD_PRELOAD interposer (Bear) in our own
      * process does not see it. */
     syscall(SYS_execve, exe, argv, envp);
-    dprintf(2, "maxcode: cannot run '%s': %s\n", exe, strerror(errno));
-    if (write(exec_fd, "x", 1) < 0)
-        _exit(EXIT_NO_EXEC);
-    _exit(EXIT_NO_EXEC);
+    start_failed(exec_fd, STEP_EXEC);
 }
 
 /* Wait for the child's exec (the close-on-exec pipe EXEC_FD reads EOF)
  * and close EXEC_FD; the time it happened. Set-up in the child is not
- * the program's time. */
+ * the program's time. When the child could not start its program, it
+ * says why on the pipe: into *F, and *FAILED is set. */
 static double
-await_exec(int exec_fd)
+await_exec(int exec_fd, struct start_failure *f, int *failed)
 {
-    char c;
+    ssize_t n;
 
-    while (read(exec_fd, &c, 1) < 0 && errno == EINTR)
+    while ((n = read(exec_fd, f, sizeof(*f))) < 0 && errno == EINTR)
         ;
+    *failed = n == (ssize_t)sizeof(*f);
     close(exec_fd);
     return mc_spawn_clock();
+}
+
+/* The error for a child that could not start EXE, as F tells. */
+static enum mc_code
+say_start_failure(const char *exe, const struct start_failure *f,
+                  struct mc_err *err)
+{
+    static const char *const what[] = {
+        [STEP_FDS] = "cannot open its input or output",
+        [STEP_CWD] = "cannot enter its working directory",
+        [STEP_SETUP] = "cannot set up its sandbox",
+        [STEP_PARENT] = "maxcode ended while it started",
+        [STEP_EXEC] = "cannot execute it",
+    };
+    const char *step = f->step >= STEP_FDS && f->step <= STEP_EXEC
+                           ? what[f->step]
+                           : "cannot start it";
+
+    if (f->errnum > 0)
+        return mc_err_set(err, MC_EIO, "cannot run '%s': %s: %s", exe, step,
+                          strerror(f->errnum));
+    return mc_err_set(err, MC_EIO, "cannot run '%s': %s", exe, step);
 }
 
 /* Read the child's stdout (FDS[0]) and stderr (FDS[1]) into R, each up
@@ -421,7 +464,8 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     double t0, timeout = o ? o->timeout_s : 0;
     /* stdout, stderr and the exec pipe: read ends, then write ends */
     int fd[6] = {-1, -1, -1, -1, -1, -1};
-    int p[2], i, wstatus = 0;
+    int p[2], i, wstatus = 0, start_fail;
+    struct start_failure sf;
     struct rusage ru;
     enum mc_code rc = MC_OK;
     char *exe = NULL;
@@ -459,8 +503,16 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     live_add(pid);
     close_all(fd + 3, 3);
     fd[3] = fd[4] = fd[5] = -1;
-    t0 = await_exec(fd[2]);
+    t0 = await_exec(fd[2], &sf, &start_fail);
     fd[2] = -1;
+    if (start_fail) {
+        /* Not the program's behaviour: the caller hears of it. */
+        reap(pid, KILL_GRACE_S, t0, r, &wstatus, &ru);
+        kill(-pid, SIGKILL);
+        live_remove(pid);
+        rc = say_start_failure(exe, &sf, err);
+        goto out;
+    }
     collect_output(pid, fd, cap, timeout, t0, r);
     reap(pid, timeout, t0, r, &wstatus, &ru);
     /* Anything the child left behind in its group goes too. */

@@ -52,7 +52,10 @@ void mc_spawn_result_release(struct mc_spawn_result *r);
 /*
  * Run ARGV (ARGV[0] resolved through PATH) with options O (NULL for the
  * defaults) and fill R. Returns MC_OK whenever the child ran, whatever
- * its status; an error only when it could not be started.
+ * its status; an error only when it could not be started: ARGV[0] not
+ * found (MC_ENOENT), no pipe or fork, or a child that failed before its
+ * program ran (MC_EIO, "cannot run 'EXE': STEP: WHY", where STEP is its
+ * input or output, its directory O->cwd, O->child_setup, or execve).
  */
 enum mc_code mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
                       struct mc_spawn_result *r, struct mc_err *err);

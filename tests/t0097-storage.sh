@@ -6,7 +6,8 @@
 # read-only cache (a tmpfs remounted ro: root ignores file modes); the
 # cache dir and .maxcode/ removed while a search runs; a variant file
 # edited by hand in .maxcode/ (found by its size and mtime, rewritten
-# from the cache); and a .maxcode/ too small for the search's journal.
+# from the cache); a .maxcode/ too small for the search's journal; and a
+# TMPDIR the sandbox's user (nobody, from root) cannot enter.
 # The tests mount tmpfs file systems, so they need root (CAP_SYS_ADMIN);
 # a mount that fails fails its test.
 . "$MC_SRCDIR/tests/lib.sh"
@@ -175,6 +176,19 @@ test_expect_success 'a .maxcode/ too small for the journal: the build goes on' '
   python3 -c "import json, sys
 for l in open(sys.argv[1]): json.loads(l)" .maxcode/*/journal.jsonl &&
   rm prog && run_make >out 2>err && prog_works && expect_stat hits 1
+'
+
+test_expect_success 'a scratch directory the sandbox user cannot enter: the original, and why' '
+  proj private && cd private &&
+  MAXCODE_CACHE_DIR=$TRASH/cache-private && export MAXCODE_CACHE_DIR &&
+  mkdir -m 0700 "$TRASH/private-tmp" &&
+  TMPDIR=$TRASH/private-tmp run_make >out 2>err && prog_works &&
+  grep "^maxcode" err >said &&
+  contains said "hot.c: keeping the original (cannot measure the original: " &&
+  contains said "the sandbox'"'"'s user nobody (maxcode runs as root) cannot enter '"'"'" &&
+  contains said "set TMPDIR to a directory every user may enter" &&
+  ! grep -i incorrect said &&
+  test -z "$(ls -A "$TRASH/private-tmp")"
 '
 
 test_done

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # tests/fuzz/run-all.sh [SECONDS]: run each fuzz target built by
 # `make fuzz` (FUZZ_DIR, default ./fuzz: run it from the build tree) for
-# SECONDS (default 20), one after the other, on a scratch copy of its
-# seed corpus (tests/fuzz/corpus/NAME), so that nothing is written into
-# the source tree. Prints per target the runs, the seconds and the
-# crashes (inputs that crashed, leaked or timed out, kept under the
-# printed scratch directory), and exits 1 if any target crashed.
+# SECONDS (default 20), FUZZ_JOBS of them at a time (default 1), each on
+# a scratch copy of its seed corpus (tests/fuzz/corpus/NAME), so that
+# nothing is written into the source tree. Prints per target, in name
+# order, the runs, the seconds and the crashes (inputs that crashed,
+# leaked or timed out, kept under the printed scratch directory), and
+# exits 1 if any target crashed.
 # FUZZ_FLAGS adds libFuzzer options (e.g. -jobs=2 -workers=2).
 set -u
 
 secs=${1:-20}
+jobs=${FUZZ_JOBS:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${FUZZ_DIR:-fuzz}" 2>/dev/null && pwd) || {
     echo "run-all.sh: no ${FUZZ_DIR:-fuzz}/; run \`make fuzz\` first" >&2
@@ -19,15 +21,12 @@ bin=$(cd "${FUZZ_DIR:-fuzz}" 2>/dev/null && pwd) || {
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mc-fuzz-run.XXXXXX") || exit 2
 failed=0 ran=0
 
-printf '%-12s %10s %6s %8s\n' target runs secs crashes
-for f in "$bin"/fuzz-*; do
-    test -x "$f" || continue
+# fuzz_one TARGET: run it; its row goes to $scratch/NAME/row, and what
+# a crash left to $scratch/NAME/said.
+fuzz_one () {
+    f=$1
     name=${f##*/fuzz-}
     dir=$scratch/$name
-    mkdir -p "$dir/corpus" "$dir/crashes"
-    if test -d "$here/corpus/$name"; then
-        cp "$here/corpus/$name"/* "$dir/corpus/"
-    fi
     start=$(date +%s)
     # Paths are absolute: some targets change directory.
     # shellcheck disable=SC2086
@@ -43,15 +42,49 @@ for f in "$bin"/fuzz-*; do
         crashes=1 # died without an artifact: see the log
     fi
     printf '%-12s %10s %6s %8s\n' "$name" "${runs:-?}" "$took" \
-        "$crashes"
+        "$crashes" > "$dir/row"
     if test "$crashes" -ne 0; then
-        failed=1
-        echo "  $name: exit $rc; log $dir/log" >&2
-        find "$dir/crashes" -type f | sed 's/^/  input: /' >&2
-        grep -m 3 -E 'ERROR|runtime error|SUMMARY|==[0-9]+==' "$dir/log" |
-            sed 's/^/  /' >&2
+        {
+            echo "  $name: exit $rc; log $dir/log"
+            find "$dir/crashes" -type f | sed 's/^/  input: /'
+            grep -m 3 -E 'ERROR|runtime error|SUMMARY|==[0-9]+==' \
+                "$dir/log" | sed 's/^/  /'
+        } > "$dir/said"
     fi
+}
+
+names=
+running=0
+for f in "$bin"/fuzz-*; do
+    test -x "$f" || continue
+    name=${f##*/fuzz-}
+    mkdir -p "$scratch/$name/corpus" "$scratch/$name/crashes"
+    if test -d "$here/corpus/$name"; then
+        cp "$here/corpus/$name"/* "$scratch/$name/corpus/"
+    fi
+    names="$names $name"
+    fuzz_one "$f" &
+    running=$((running + 1))
+    if test "$running" -ge "$jobs"; then
+        wait
+        running=0
+    fi
+done
+wait
+
+printf '%-12s %10s %6s %8s\n' target runs secs crashes
+for name in $names; do
     ran=$((ran + 1))
+    if test -f "$scratch/$name/row"; then
+        cat "$scratch/$name/row"
+    else
+        printf '%-12s %10s %6s %8s\n' "$name" "?" "?" 1
+        echo "  $name: no result" > "$scratch/$name/said"
+    fi
+    if test -f "$scratch/$name/said"; then
+        failed=1
+        cat "$scratch/$name/said" >&2
+    fi
 done
 if test "$ran" -eq 0; then
     echo "run-all.sh: no fuzz-* targets in $bin; run \`make fuzz\`" >&2

@@ -269,6 +269,39 @@ test_spawn__missing_program(void)
     mc_spawn_result_release(&r);
 }
 
+/* A child that cannot start its program is an error with the reason,
+ * not a run whose status and stderr would pass for the program's. */
+static void
+test_spawn__start_failures(void)
+{
+    char *argv[] = {"./not-executable", NULL};
+    char *sh[] = {"/bin/sh", "-c", "echo ran", NULL};
+    struct mc_spawn_opts so = {.cwd = "no-such-directory"};
+    struct mc_spawn_result r;
+    struct mc_err err = MC_ERR_INIT;
+    FILE *f = fopen("not-executable", "w");
+
+    if (f) {
+        fputs("#!/bin/sh\necho ran\n", f);
+        fclose(f);
+    }
+    mc_spawn_result_init(&r);
+    is_long(mc_spawn(argv, NULL, &r, &err), MC_EIO,
+            "a file without execute permission is MC_EIO");
+    contains(err.msg, "cannot run './not-executable': cannot execute it: "
+             "Permission denied", "naming the program, the step, errno");
+    is_long(r.out.len, 0, "nothing ran");
+    mc_spawn_result_release(&r);
+    mc_err_clear(&err);
+    mc_spawn_result_init(&r);
+    is_long(mc_spawn(sh, &so, &r, &err), MC_EIO,
+            "a working directory that is missing is MC_EIO");
+    contains(err.msg, "cannot enter its working directory: No such file",
+             "saying so");
+    mc_spawn_result_release(&r);
+    mc_err_clear(&err);
+}
+
 static void
 test_spawn__no_inherited_descriptors(void)
 {
@@ -311,6 +344,7 @@ main(void)
     TAP_RUN(test_spawn__child_dies_with_parent);
     TAP_RUN(test_spawn__kill_all_reaches_the_group);
     TAP_RUN(test_spawn__missing_program);
+    TAP_RUN(test_spawn__start_failures);
     TAP_RUN(test_spawn__no_inherited_descriptors);
     snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
     if (system(cmd))
