@@ -40,12 +40,25 @@
 
 #define DEFAULT_ROUNDS 2  /* as the search: a round and its confirmation */
 #define COUNT_SLACK 1e-4  /* instruction counts agree to this part */
+#define ORIG_MOVED  0.15  /* the original's own time moved by this part
+                           * since the search: the machine is not as it
+                           * was (doc/internals/eval.md) */
 
 /* What the entry claims and what was measured now. */
 struct claim {
     double speedup, low, high;  /* the manifest's; low/high < 0: none */
+    double orig_s;              /* the original's time (or count) in the
+                                 * search; 0: not recorded */
     const char *metric;
 };
+
+/* How far the original's median now (T) lies from the search's, as a
+ * part (0.41: 41% more); 0 when the search's is not known. */
+static double
+orig_change(const struct claim *c, const struct mc_timing *t)
+{
+    return c->orig_s > 0 && t->orig_s > 0 ? t->orig_s / c->orig_s - 1 : 0;
+}
 
 /* The verdict on CLAIM of the measurement in T: "lower than claimed"
  * when even the top of the re-measured interval lies below the claimed
@@ -84,6 +97,7 @@ read_claim(const cJSON *m, struct claim *c)
     const cJSON *hi = lo ? cJSON_GetArrayItem(ci, 1) : NULL;
 
     c->speedup = num(m, "speedup", 0);
+    c->orig_s = num(m, "baseline_seconds", 0);
     c->low = lo && cJSON_IsNumber(lo) ? lo->valuedouble : -1;
     c->high = hi && cJSON_IsNumber(hi) ? hi->valuedouble : -1;
     c->metric = mc_json_str(m, "metric");
@@ -246,6 +260,11 @@ print_human(const cJSON *m, const struct claim *c,
     else
         printf("counts:     original %.0f, variant %.0f instructions\n",
                t->orig_s, t->cand_s);
+    if (time && c->orig_s > 0 && fabs(orig_change(c, t)) > ORIG_MOVED)
+        printf("original:   %.6g s now against %.6g s in the search "
+               "(%+.0f%%): the machine is not as it was, and a speedup "
+               "can move with it\n", t->orig_s, c->orig_s,
+               100 * orig_change(c, t));
     for (i = 0; i < t->rounds && i < MC_TIMING_ROUNDS; i++) {
         mc_buf_reset(&b);
         put_load(&b, i, &t->load[i], !time);
@@ -279,6 +298,8 @@ print_json(const cJSON *m, const struct claim *c,
             cJSON_AddNullToObject(x, "interval");
         }
         cJSON_AddStringToObject(x, "created", mc_json_str(m, "created"));
+        if (c->orig_s > 0)
+            cJSON_AddNumberToObject(x, "baseline_seconds", c->orig_s);
     }
     x = cJSON_AddObjectToObject(o, "measured");
     if (x) {
@@ -293,6 +314,8 @@ print_json(const cJSON *m, const struct claim *c,
         cJSON_AddBoolToObject(x, "confirmed", t->confirmed);
         cJSON_AddItemToObject(x, "load", mc_timing_load_json(t));
         cJSON_AddBoolToObject(x, "load_changed", t->load_changed);
+        cJSON_AddBoolToObject(x, "original_moved",
+                              fabs(orig_change(c, t)) > ORIG_MOVED);
     }
     cJSON_AddStringToObject(o, "agreement", agreement(c, t));
     text = cJSON_Print(o);

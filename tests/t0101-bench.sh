@@ -63,6 +63,9 @@ test_expect_success 'bench --json: the fields, the claim as the manifest has it'
 	# whatever MAXCODE_METRIC says now; and the counts agree.
 	assert b["metric"] == "instructions", b
 	assert b["agreement"] == "holds", b
+	# The original's count now against the search's: the same code.
+	assert b["claimed"]["baseline_seconds"] == m["baseline_seconds"], (b, m)
+	assert x["original_moved"] is False, x
 	EOP
 '
 
