@@ -2536,6 +2536,42 @@ cuda_sanitizer_runs(struct mc_eval *ev, const char *exe,
     return ok;
 }
 
+/* Steps 3 to 6 of mc_eval_candidate() for the candidate built from
+ * PATH in DIR into TEST_EXE and TIME_EXE: FB says correct only when it
+ * passed them all; an error only when the judging itself failed. */
+static enum mc_code
+judge_built(struct mc_eval *ev, const char *path, const char *dir,
+            const char *test_exe, const char *time_exe, int sanitize,
+            int time_it, struct mc_feedback *fb, struct mc_err *err)
+{
+    enum mc_code rc;
+    int wrong = 0;
+
+    /* 3. Differential runs, 4. check and sanitizers. */
+    if (!check_runs(ev, test_exe, 0, fb, "", err) ||
+        !run_check(ev, test_exe, fb, err))
+        return MC_OK;
+    if (sanitize && mc_lang_get(ev->t->lang)->sanitize) {
+        rc = sanitized_runs(ev, path, dir, fb, &wrong, err);
+        if (rc || wrong)
+            return rc;
+    } else if (sanitize && mc_lang_get(ev->t->lang)->kernels &&
+               !cuda_sanitizer_runs(ev, test_exe, fb, err)) {
+        return MC_OK;
+    }
+    /* 5. Timing, 6. correctness again afterwards. */
+    if (time_it) {
+        rc = time_candidate(ev, time_exe, fb, err);
+        if (rc || fb->verdict == MC_VERDICT_TIMEOUT)
+            return rc;
+        if (!check_runs(ev, test_exe, 0, fb, " (after timing)", err))
+            return MC_OK;
+    }
+    fb->correct = 1;
+    fb->verdict = MC_VERDICT_CORRECT;
+    return MC_OK;
+}
+
 enum mc_code
 mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
                   int sanitize, int time_it, struct mc_feedback *fb,
@@ -2546,7 +2582,7 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     char *dir = NULL, *test_exe = NULL, *time_exe = NULL;
     const char *kernel = mc_target_get(ev->t, MC_OPT_KERNEL);
     enum mc_code rc;
-    int wrong = 0, outside_read = 0;
+    int outside_read = 0;
 
     fb->metric = mc_target_get(ev->t, MC_OPT_METRIC);
     fb->sandbox = mc_lang_get(ev->t->lang)->kernels
@@ -2606,28 +2642,8 @@ mc_eval_candidate(struct mc_eval *ev, const char *text, size_t len,
     if (rc)
         goto out;
     fb->compiled = 1;
-    /* 3. Differential runs, 4. check and sanitizers. */
-    if (!check_runs(ev, test_exe, 0, fb, "", err) ||
-        !run_check(ev, test_exe, fb, err))
-        goto out;
-    if (sanitize && mc_lang_get(ev->t->lang)->sanitize) {
-        rc = sanitized_runs(ev, path.s, dir, fb, &wrong, err);
-        if (rc || wrong)
-            goto out;
-    } else if (sanitize && mc_lang_get(ev->t->lang)->kernels &&
-               !cuda_sanitizer_runs(ev, test_exe, fb, err)) {
-        goto out;
-    }
-    /* 5. Timing, 6. correctness again afterwards. */
-    if (time_it) {
-        rc = time_candidate(ev, time_exe, fb, err);
-        if (rc || fb->verdict == MC_VERDICT_TIMEOUT)
-            goto out;
-        if (!check_runs(ev, test_exe, 0, fb, " (after timing)", err))
-            goto out;
-    }
-    fb->correct = 1;
-    fb->verdict = MC_VERDICT_CORRECT;
+    rc = judge_built(ev, path.s, dir, test_exe, time_exe, sanitize, time_it,
+                     fb, err);
 out:
     if (err && err->code && !rc && !fb->correct && !fb->detail.len) {
         /* The judging itself failed midway: say so in the record. */
