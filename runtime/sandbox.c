@@ -436,12 +436,7 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
                 "set TMPDIR to a directory every user may enter, such as "
                 "/tmp", path.s);
             mc_buf_release(&path);
-            mc_sandbox_rmtree(sb->root);
-            if (sb->lock_fd >= 0)
-                close(sb->lock_fd);
-            mc_free(sb->root);
-            memset(sb, 0, sizeof(*sb));
-            sb->lock_fd = -1;
+            mc_sandbox_release(sb);
             return rc;
         }
     }

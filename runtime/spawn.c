@@ -322,11 +322,14 @@ await_exec(int exec_fd, struct start_failure *f, int *failed)
     return mc_spawn_clock();
 }
 
-/* The error for a child that could not start EXE, as F tells. */
+/* The error for a child that could not start EXE, as F tells, with
+ * the first line of what it said on stderr (SAID: a child_setup() says
+ * why it refused there), if anything. */
 static enum mc_code
 say_start_failure(const char *exe, const struct start_failure *f,
-                  struct mc_err *err)
+                  const struct mc_buf *said, struct mc_err *err)
 {
+    size_t n = said->len ? strcspn(said->s, "\n") : 0;
     static const char *const what[] = {
         [STEP_FDS] = "cannot open its input or output",
         [STEP_CWD] = "cannot enter its working directory",
@@ -338,10 +341,10 @@ say_start_failure(const char *exe, const struct start_failure *f,
                            ? what[f->step]
                            : "cannot start it";
 
-    if (f->errnum > 0)
-        return mc_err_set(err, MC_EIO, "cannot run '%s': %s: %s", exe, step,
-                          strerror(f->errnum));
-    return mc_err_set(err, MC_EIO, "cannot run '%s': %s", exe, step);
+    return mc_err_set(err, MC_EIO, "cannot run '%s': %s%s%s%s%.*s%s", exe,
+                      step, f->errnum > 0 ? ": " : "",
+                      f->errnum > 0 ? strerror(f->errnum) : "",
+                      n ? " (" : "", (int)n, n ? said->s : "", n ? ")" : "");
 }
 
 /* Read the child's stdout (FDS[0]) and stderr (FDS[1]) into R, each up
@@ -507,10 +510,11 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     fd[2] = -1;
     if (start_fail) {
         /* Not the program's behaviour: the caller hears of it. */
+        collect_output(pid, fd, cap, KILL_GRACE_S, t0, r);
         reap(pid, KILL_GRACE_S, t0, r, &wstatus, &ru);
         kill(-pid, SIGKILL);
         live_remove(pid);
-        rc = say_start_failure(exe, &sf, err);
+        rc = say_start_failure(exe, &sf, &r->err, err);
         goto out;
     }
     collect_output(pid, fd, cap, timeout, t0, r);

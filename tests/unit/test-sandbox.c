@@ -284,6 +284,55 @@ root_exists(const char *name)
     return access(path, F_OK) == 0;
 }
 
+/* A run given CPUs runs on those alone (the timing runs' pin); one
+ * given none may use every CPU we may. */
+static void
+test_sandbox__cpus(void)
+{
+    char *argv[] = {"sh", "-c", "grep ^Cpus_allowed_list: /proc/self/status",
+                    NULL};
+    struct mc_sandbox sb;
+    struct mc_sandbox_opts o;
+    struct mc_spawn_result r;
+    cpu_set_t one, mine;
+    char want[64], *rundir = NULL;
+    int cpu = -1, i;
+
+    if (sched_getaffinity(0, sizeof(mine), &mine) ||
+        mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox and our CPUs");
+        return;
+    }
+    for (i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &mine))
+            cpu = i;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    memset(&o, 0, sizeof(o));
+    mc_spawn_result_init(&r);
+    if (mc_sandbox_dir(&sb, "run", 1, &rundir, NULL) == MC_OK) {
+        o.cwd = rundir;
+        o.untrusted = 1;
+        o.timeout_s = 20;
+        o.cpus = &one;
+        ok(mc_sandbox_run(&sb, argv, &o, &r, NULL) == MC_OK && r.exited,
+           "a run given one CPU ran");
+        snprintf(want, sizeof(want), "Cpus_allowed_list:\t%d\n", cpu);
+        is_str(r.out.s, want, "it may run on that CPU alone");
+        mc_spawn_result_release(&r);
+        if (CPU_COUNT(&mine) > 1) {
+            mc_spawn_result_init(&r);
+            o.cpus = NULL;
+            ok(mc_sandbox_run(&sb, argv, &o, &r, NULL) == MC_OK &&
+                   r.out.s && strcmp(r.out.s, want),
+               "a run given none is not pinned");
+            mc_spawn_result_release(&r);
+        }
+    }
+    mc_free(rundir);
+    mc_sandbox_release(&sb);
+}
+
 static void
 test_sandbox__stale_roots(void)
 {
@@ -363,6 +412,7 @@ main(void)
     TAP_RUN(test_sandbox__cuda_policy);
     TAP_RUN(test_sandbox__reads);
     TAP_RUN(test_sandbox__stale_roots);
+    TAP_RUN(test_sandbox__cpus);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
