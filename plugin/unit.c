@@ -133,6 +133,78 @@ add_make_escaped(struct mc_buf *b, const char *s)
     }
 }
 
+/* Append the file name S to B as a word of a rule line, escaped for
+ * make: '$' doubled, '#' escaped, and in a TARGET '%' escaped (else the
+ * rule is a pattern rule; a prerequisite of an explicit rule takes it
+ * as it is). rule_unfit() refuses what cannot be escaped. */
+static void
+add_make_word(struct mc_buf *b, const char *s, int target)
+{
+    for (; *s; s++) {
+        if (*s == '$')
+            mc_buf_addc(b, '$');
+        else if (*s == '#' || (target && *s == '%'))
+            mc_buf_addc(b, '\\');
+        mc_buf_addc(b, *s);
+    }
+}
+
+/* What in file name S make cannot take as a target or prerequisite,
+ * however it is escaped, written into WHY (WHY_LEN bytes); 0 when
+ * add_make_word() can write it. Spaces split words, ':' ';' '=' '|' end
+ * them, '*' '?' '[' are wildcards, '\' an escape (a trailing one joins
+ * lines), a leading '~' a home directory, "LIB(MEMBER)" an archive
+ * member; and the name goes into the user's own rules as it is. */
+static int
+rule_unfit(const char *s, char *why, size_t why_len)
+{
+    size_t n = strlen(s);
+    const char *p;
+
+    for (p = s; *p; p++) {
+        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+            snprintf(why, why_len, "a space or control character");
+            return 1;
+        }
+        if (strchr(":;=|*?[\\", *p)) {
+            snprintf(why, why_len, "'%c'", *p);
+            return 1;
+        }
+    }
+    if (s[0] == '~')
+        snprintf(why, why_len, "a leading '~'");
+    else if (n && s[n - 1] == ')' && strchr(s, '('))
+        snprintf(why, why_len, "the form LIB(MEMBER) of an archive member");
+    else
+        return 0;
+    return 1;
+}
+
+/* Whether every file of T that its search rule names can be written
+ * into it: SOURCE, the link files, the inputs. -1 after reporting an
+ * error to make, at the caller's line. */
+static int
+check_rule_words(const struct mc_target *t, const char *source)
+{
+    const struct mc_strv *lists[] = {&t->link, &t->inputs,
+                                     &t->bench_inputs};
+    const char *bad = NULL;
+    char why[64];
+    size_t i, j;
+
+    if (rule_unfit(t->source, why, sizeof(why)))
+        bad = t->source;
+    for (i = 0; !bad && i < MC_ARRAY_SIZE(lists); i++)
+        for (j = 0; !bad && j < lists[i]->n; j++)
+            if (rule_unfit(lists[i]->v[j], why, sizeof(why)))
+                bad = lists[i]->v[j];
+    if (!bad)
+        return 0;
+    mc_plugin_fail("%s: the file name '%s' has %s, which make cannot read "
+                   "in a rule; rename the file", source, bad, why);
+    return -1;
+}
+
 /* Append the settings that came from make variables as VAR=VALUE shell
  * assignments: the recipe's environment does not have them. Secrets are
  * never put on a command line. */
@@ -226,15 +298,23 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
     } else {
         add_optimize(&cmd, t, key, mode);
     }
-    /* The rule. */
-    mc_buf_addf(&rule, "%s: %s", vpath, t->source);
-    for (i = 0; i < t->link.n; i++)
-        mc_buf_addf(&rule, " %s", t->link.v[i]);
-    for (i = 0; i < t->inputs.n; i++)
-        mc_buf_addf(&rule, " %s", t->inputs.v[i]);
+    /* The rule, each name escaped for make (check_rule_words()). */
+    add_make_word(&rule, vpath, 1);
+    mc_buf_adds(&rule, ": ");
+    add_make_word(&rule, t->source, 0);
+    for (i = 0; i < t->link.n; i++) {
+        mc_buf_addc(&rule, ' ');
+        add_make_word(&rule, t->link.v[i], 0);
+    }
+    for (i = 0; i < t->inputs.n; i++) {
+        mc_buf_addc(&rule, ' ');
+        add_make_word(&rule, t->inputs.v[i], 0);
+    }
     for (i = 0; i < t->bench_inputs.n; i++)
-        if (!mc_strv_contains(&t->inputs, t->bench_inputs.v[i]))
-            mc_buf_addf(&rule, " %s", t->bench_inputs.v[i]);
+        if (!mc_strv_contains(&t->inputs, t->bench_inputs.v[i])) {
+            mc_buf_addc(&rule, ' ');
+            add_make_word(&rule, t->bench_inputs.v[i], 0);
+        }
     if (forced)
         mc_buf_adds(&rule, " .maxcode-force");
     mc_buf_adds(&rule, dry_run() ? "\n\t@" : "\n\t+@");
@@ -250,9 +330,12 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
     for (i = 0; i < MC_SET__COUNT; i++) {
         enum mc_setting_id id = (enum mc_setting_id)i;
         if (mc_conf_is_secret(id) && mc_conf_origin(&t->conf, id) ==
-                                         MC_FROM_MAKE)
-            mc_buf_addf(&rule, "\n%s: export %s := $(%s)", vpath,
-                        mc_conf_name(id), mc_conf_name(id));
+                                         MC_FROM_MAKE) {
+            mc_buf_addc(&rule, '\n');
+            add_make_word(&rule, vpath, 1);
+            mc_buf_addf(&rule, ": export %s := $(%s)", mc_conf_name(id),
+                        mc_conf_name(id));
+        }
     }
     if (mc_buf_status(&rule)) {
         rc = MC_ENOMEM;
@@ -480,7 +563,8 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         goto out;
     }
     mode = unit_mode(&t);
-    if (strcmp(mode, "off") && key_unit(&t, source, key, &no_gpu))
+    if (strcmp(mode, "off") && (check_rule_words(&t, source) ||
+                                key_unit(&t, source, key, &no_gpu)))
         goto out;
     if (!strcmp(mode, "off") || no_gpu) {
         /* No GPU: nothing to search on, nothing to cache; a later build

@@ -88,32 +88,42 @@ enum mc_code
 mc_hash_field_file(struct mc_hash *h, const char *name, const char *path,
                    struct mc_err *err)
 {
-    char buf[65536];
-    struct stat st;
-    ssize_t n;
-    uint64_t total = 0;
+    enum mc_code rc;
     int fd;
 
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return mc_err_set(err, errno == ENOENT ? MC_ENOENT : MC_EIO,
                           "cannot open '%s': %s", path, strerror(errno));
-    if (fstat(fd, &st)) {
-        close(fd);
-        return mc_err_set(err, MC_EIO, "cannot stat '%s': %s", path,
+    rc = mc_hash_field_fd(h, name, fd, path, err);
+    close(fd);
+    return rc;
+}
+
+enum mc_code
+mc_hash_field_fd(struct mc_hash *h, const char *name, int fd,
+                 const char *label, struct mc_err *err)
+{
+    char buf[65536];
+    struct stat st;
+    ssize_t n = 0;
+    uint64_t total = 0;
+
+    if (fstat(fd, &st))
+        return mc_err_set(err, MC_EIO, "cannot stat '%s': %s", label,
                           strerror(errno));
-    }
     frame(h, name, (uint64_t)st.st_size);
-    while ((n = read(fd, buf, sizeof(buf))) > 0) {
+    /* Never past its size and a byte: a file that grows ends here. */
+    while (total <= (uint64_t)st.st_size &&
+           (n = read(fd, buf, sizeof(buf))) > 0) {
         XXH3_128bits_update(h->state, buf, (size_t)n);
         total += (uint64_t)n;
     }
-    close(fd);
     if (n < 0 || total != (uint64_t)st.st_size)
-        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", path,
+        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", label,
                           n < 0 ? strerror(errno) : "file changed size");
     if (h->trace)
-        mc_verbose("key: %s = file '%s' [%llu]", name, path,
+        mc_verbose("key: %s = file '%s' [%llu]", name, label,
                    (unsigned long long)total);
     return MC_OK;
 }

@@ -48,6 +48,13 @@ void mc_hash_field_str(struct mc_hash *h, const char *name, const char *s);
 enum mc_code mc_hash_field_file(struct mc_hash *h, const char *name,
                                 const char *path, struct mc_err *err);
 
+/* Add field NAME with the contents of the regular file open as FD, read
+ * from its start; LABEL names it in errors. Reads at most the size
+ * fstat() gives, plus one byte to see that it did not grow: MC_EIO if
+ * its size changed. The caller keeps and closes FD. */
+enum mc_code mc_hash_field_fd(struct mc_hash *h, const char *name, int fd,
+                              const char *label, struct mc_err *err);
+
 /* Add the LEN bytes at DATA as they are, without a frame: for the
  * checksum of a stream (an archive), never for a key. */
 void mc_hash_update(struct mc_hash *h, const void *data, size_t len);

@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "buf.h"
 #include "strv.h"
+#include "tree.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -46,7 +47,6 @@
 #define NPROC_UNTRUSTED    64
 #define TIMEOUT_DEFAULT_S  60    /* a run whose timeout_s is 0 */
 #define NOBODY_ID          65534 /* "nobody" when the passwd lacks it */
-#define TREE_DEPTH_MAX     32    /* directories copied in, nested */
 #define COPY_CHUNK         65536 /* bytes copied at a time */
 #define NFTW_FDS           16    /* descriptors nftw() may hold */
 #define SWEEP_KIDS         256   /* children killed per sweep round */
@@ -591,70 +591,74 @@ give(const struct mc_sandbox *sb, const char *p)
     return sb->drop ? chown(p, sb->uid, sb->gid) : 0;
 }
 
-/* Copy file or tree FROM to TO; DEPTH guards against loops. */
+/* A copy of a files= tree into a run's directory. */
+struct copy {
+    struct mc_sandbox *sb;
+    const char *dest; /* where the tree goes */
+    struct mc_buf to; /* where the entry at hand goes */
+};
+
+/* Copy the regular file open as FD, with mode MODE, to TO. */
 static enum mc_code
-copy_tree(struct mc_sandbox *sb, const char *from, const char *to, int depth,
-          struct mc_err *err)
+copy_file(struct mc_sandbox *sb, int fd, const char *from, const char *to,
+          mode_t mode, struct mc_err *err)
 {
-    struct stat st;
+    char buf[COPY_CHUNK];
+    ssize_t n = 0;
     enum mc_code rc = MC_OK;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                   (mode & 0777) | 0600);
 
-    if (stat(from, &st))
-        return mc_err_set(err, MC_EIO, "cannot copy '%s': %s", from,
+    while (out >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            n = -1;
+            break;
+        }
+    if (out < 0 || n < 0 || give(sb, to))
+        rc = mc_err_set(err, MC_EIO, "cannot copy '%s' to '%s': %s", from,
+                        to, strerror(errno));
+    if (out >= 0 && close(out) && !rc)
+        rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", to,
+                        strerror(errno));
+    return rc;
+}
+
+/* One entry of a files= tree, as tree.h walks it, copied: a link only
+ * ever leads inside the copy. */
+static enum mc_code
+copy_entry(const struct mc_tree_entry *e, void *arg, struct mc_err *err)
+{
+    struct copy *c = arg;
+    const char *to;
+
+    mc_buf_reset(&c->to);
+    mc_buf_adds(&c->to, c->dest);
+    if (*e->rel)
+        mc_buf_addf(&c->to, "/%s", e->rel);
+    if (mc_buf_status(&c->to))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    to = c->to.s;
+    /* Two files= entries may overlap: the later copy wins. */
+    if (e->kind != MC_TREE_DIR && unlink(to) && errno != ENOENT &&
+        errno != EISDIR)
+        return mc_err_set(err, MC_EIO, "cannot replace '%s': %s", to,
                           strerror(errno));
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d;
-        struct dirent *de;
-
-        if (depth > TREE_DEPTH_MAX)
-            return mc_err_set(err, MC_EIO, "cannot copy '%s': nested too "
-                              "deep", from);
-        if ((mkdir(to, 0755) && errno != EEXIST) || give(sb, to))
+    switch (e->kind) {
+    case MC_TREE_DIR:
+        if ((mkdir(to, 0755) && errno != EEXIST) || give(c->sb, to))
             return mc_err_set(err, MC_EIO, "cannot create '%s': %s", to,
                               strerror(errno));
-        d = opendir(from);
-        if (!d)
-            return mc_err_set(err, MC_EIO, "cannot read '%s': %s", from,
+        return MC_OK;
+    case MC_TREE_FILE:
+        return copy_file(c->sb, e->fd, e->path, to, e->st->st_mode, err);
+    case MC_TREE_LINK:
+        if (symlink(e->target, to) ||
+            (c->sb->drop && lchown(to, c->sb->uid, c->sb->gid)))
+            return mc_err_set(err, MC_EIO, "cannot create '%s': %s", to,
                               strerror(errno));
-        while (!rc && (de = readdir(d)) != NULL) {
-            struct mc_buf a = MC_BUF_INIT, b = MC_BUF_INIT;
-
-            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-                continue;
-            mc_buf_addf(&a, "%s/%s", from, de->d_name);
-            mc_buf_addf(&b, "%s/%s", to, de->d_name);
-            rc = mc_buf_status(&a) || mc_buf_status(&b)
-                     ? mc_err_set(err, MC_ENOMEM, "out of memory")
-                     : copy_tree(sb, a.s, b.s, depth + 1, err);
-            mc_buf_release(&a);
-            mc_buf_release(&b);
-        }
-        closedir(d);
-        return rc;
+        return MC_OK;
     }
-    {
-        char buf[COPY_CHUNK];
-        ssize_t n = 0;
-        int in = open(from, O_RDONLY | O_CLOEXEC), out = -1;
-
-        if (in >= 0)
-            out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                       (st.st_mode & 0777) | 0600);
-        while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-            if (write(out, buf, (size_t)n) != n) {
-                n = -1;
-                break;
-            }
-        if (in < 0 || out < 0 || n < 0 || give(sb, to))
-            rc = mc_err_set(err, MC_EIO, "cannot copy '%s' to '%s': %s",
-                            from, to, strerror(errno));
-        if (in >= 0)
-            close(in);
-        if (out >= 0 && close(out) && !rc)
-            rc = mc_err_set(err, MC_EIO, "cannot write '%s': %s", to,
-                            strerror(errno));
-    }
-    return rc;
+    return mc_err_set(err, MC_EINTERNAL, "'%s': unknown entry", e->path);
 }
 
 enum mc_code
@@ -678,8 +682,15 @@ mc_sandbox_copy_in(struct mc_sandbox *sb, const char *dir, const char *path,
                             strerror(errno));
         to.s[i] = '/';
     }
-    if (!rc)
-        rc = copy_tree(sb, path, to.s, 0, err);
+    if (!rc) {
+        struct copy c;
+
+        c.sb = sb;
+        c.dest = to.s;
+        mc_buf_init(&c.to);
+        rc = mc_tree_walk(path, copy_entry, &c, err);
+        mc_buf_release(&c.to);
+    }
     mc_buf_release(&to);
     return rc;
 }

@@ -124,7 +124,11 @@ enum mc_code mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
  * to the current directory, to DIR/PATH, creating the directories
  * between. The copies belong to the unprivileged user when the sandbox
  * drops privileges, so that an untrusted run may read and write them.
- * Symbolic links are followed. MC_EIO names what could not be copied.
+ * The tree is walked under tree.h's rule: regular files and directories
+ * are copied, a symbolic link whose target is inside the tree is copied
+ * as a link to the same place in the copy, and any other link, a device,
+ * a FIFO or a socket stops the copy: MC_EINVAL naming it. MC_EIO names
+ * what could not be copied.
  */
 enum mc_code mc_sandbox_copy_in(struct mc_sandbox *sb, const char *dir,
                                 const char *path, struct mc_err *err);

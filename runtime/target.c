@@ -13,14 +13,13 @@
 #include "mark.h"
 #include "paths.h"
 #include "spawn.h"
+#include "tree.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <glob.h>
 #include <math.h>
 
-#define TREE_DEPTH_MAX 32 /* directories of files= hashed, nested */
-#define BINS           3  /* bins=S1+S2+S3 */
+#define BINS 3 /* bins=S1+S2+S3 */
 
 enum check {
     C_FILES,    /* files that must exist */
@@ -326,13 +325,71 @@ climbs(const char *path)
     return 0;
 }
 
+/* Whether REAL (a real path) lies beneath directory DIR (not DIR). */
+static int
+strictly_beneath(const char *real, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n == 1 && dir[0] == '/')
+        return real[0] == '/' && real[1];
+    return !strncmp(real, dir, n) && real[n] == '/' && real[n + 1];
+}
+
+/* Check the match P of the files= pattern PAT, as expanded and
+ * resolved: relative, no ".." component, not make's directory CWD
+ * itself, its real path inside CWD, a regular file or a directory. */
+static enum mc_code
+check_match(const char *pat, const char *p, const char *cwd,
+            struct mc_err *err)
+{
+    const char *why = NULL, *hint = "";
+    struct stat st;
+    char *real;
+
+    if (!strcmp(p, ".") || climbs(p) || p[0] == '/') {
+        why = !strcmp(p, ".") ? "make's directory itself"
+                              : "outside make's directory";
+        if (strchr(pat, '*') && p[0] == '.' && (!p[1] || !strcmp(p, "..")))
+            hint = "; for dot files write '.[!.]*'";
+    } else if ((real = realpath(p, NULL)) == NULL) {
+        if (errno == ENOMEM)
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+        if (errno == ELOOP)
+            why = "a symbolic link in a loop";
+        else if (errno == ENOENT || errno == ENOTDIR)
+            why = "a dangling symbolic link";
+        else
+            why = "not readable";
+    } else {
+        if (!strictly_beneath(real, cwd))
+            why = "outside make's directory once its links are resolved";
+        else if (stat(real, &st))
+            why = "not readable";
+        else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+            why = mc_tree_kind_name(&st);
+        free(real); /* from realpath() */
+    }
+    if (!why)
+        return MC_OK;
+    return mc_err_set(err, MC_EINVAL, "files '%s': its match '%s' is %s, "
+                      "refused: each run gets regular files and "
+                      "directories inside make's directory only%s", pat, p,
+                      why, hint);
+}
+
 /* files=VALUE: globs of files and directories, each relative to make's
- * directory and inside it, expanded into OUT (sorted, no duplicates). */
+ * directory and inside it, expanded into OUT (sorted, no duplicates).
+ * Each match is checked as well as the pattern: ".*" matches "..", and
+ * a link may lead anywhere. */
 static enum mc_code
 expand_paths(const char *value, struct mc_strv *out, struct mc_err *err)
 {
     struct mc_strv pats = MC_STRV_INIT;
     enum mc_code rc = MC_OK;
+    char cwd[PATH_MAX];
     size_t i, j;
 
     if (split_list(value, " \t,", &pats)) {
@@ -344,9 +401,14 @@ expand_paths(const char *value, struct mc_strv *out, struct mc_err *err)
                         "or directories a run reads, e.g. files=data/*.txt");
         goto out;
     }
+    if (!getcwd(cwd, sizeof(cwd))) {
+        rc = mc_err_set(err, MC_EIO, "cannot find make's directory: %s",
+                        strerror(errno));
+        goto out;
+    }
     for (i = 0; i < pats.n && !rc; i++) {
         glob_t g;
-        int r;
+        int r, self = 0;
 
         if (pats.v[i][0] == '/' || climbs(pats.v[i])) {
             rc = mc_err_set(err, MC_EINVAL, "files '%s': name it relative "
@@ -368,27 +430,49 @@ expand_paths(const char *value, struct mc_strv *out, struct mc_err *err)
             goto out;
         }
         for (j = 0; j < g.gl_pathc && !rc; j++) {
-            struct stat st;
             const char *p = g.gl_pathv[j];
 
             while (p[0] == '.' && p[1] == '/')
                 p += 2 + strspn(p + 2, "/");
-            if (stat(p, &st) || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-                || !*p || !strcmp(p, "."))
+            /* ".*" matches "." before "..": say the worse first. */
+            if (!*p || !strcmp(p, ".")) {
+                self = 1;
                 continue;
-            if (!mc_strv_contains(out, p) && mc_strv_push(out, p))
+            }
+            rc = check_match(pats.v[i], p, cwd, err);
+            if (!rc && !mc_strv_contains(out, p) && mc_strv_push(out, p))
                 rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         }
+        if (!rc && self)
+            rc = check_match(pats.v[i], ".", cwd, err);
         globfree(&g);
     }
-    if (!rc && !out->n)
-        rc = mc_err_set(err, MC_EINVAL, "files '%s' matches no file or "
-                        "directory", value);
     if (!rc)
         qsort(out->v, out->n, sizeof(*out->v), cmp_str);
 out:
     mc_strv_release(&pats);
     return rc;
+}
+
+/* compare=MODE; a file:NAME is read back from a run's directory, so
+ * NAME must stay inside it: relative, no ".." component. */
+static enum mc_code
+check_compare(const char *value, struct mc_err *err)
+{
+    const char *name = value + 5;
+
+    if (!strcmp(value, "stdout") || !strcmp(value, "stderr") ||
+        !strcmp(value, "both") || !strcmp(value, "exit"))
+        return MC_OK;
+    if (strncmp(value, "file:", 5) || !*name)
+        return mc_err_set(err, MC_EINVAL, "option 'compare=%s': expected "
+                          "stdout, stderr, both, exit or file:NAME", value);
+    if (name[0] == '/' || climbs(name))
+        return mc_err_set(err, MC_EINVAL, "option 'compare=%s': name the "
+                          "file relative to the run's directory and inside "
+                          "it (no '..', not absolute): the run writes it "
+                          "there", value);
+    return MC_OK;
 }
 
 /* tolerance=REL or REL/ABS. */
@@ -694,12 +778,7 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
     case C_WORDS:
         return check_words(d, value, err);
     case C_COMPARE:
-        if (!strcmp(value, "stdout") || !strcmp(value, "stderr") ||
-            !strcmp(value, "both") || !strcmp(value, "exit") ||
-            (!strncmp(value, "file:", 5) && value[5]))
-            return MC_OK;
-        return mc_err_set(err, MC_EINVAL, "option 'compare=%s': expected "
-                          "stdout, stderr, both, exit or file:NAME", value);
+        return check_compare(value, err);
     case C_TOL:
         return check_tol(value, err);
     case C_TEXT:
@@ -987,47 +1066,35 @@ mc_target_name(const struct mc_target *t)
     return slash ? slash + 1 : t->source;
 }
 
-/* Hash PATH (a file, or a directory with everything under it, in name
- * order) by name and content; DEPTH guards against a loop. */
+/* One entry of a files= tree into the hash ARG: a file by name and
+ * content, a directory by name, a link (inside the tree) by name and
+ * where it leads. */
 static enum mc_code
-hash_tree(struct mc_hash *h, const char *path, int depth,
-          struct mc_err *err)
+hash_entry(const struct mc_tree_entry *e, void *arg, struct mc_err *err)
 {
-    struct dirent **names = NULL;
-    struct stat st;
-    enum mc_code rc = MC_OK;
-    int n, i;
+    struct mc_hash *h = arg;
 
-    if (stat(path, &st))
-        return mc_err_set(err, MC_EIO, "cannot stat '%s': %s", path,
-                          strerror(errno));
-    if (!S_ISDIR(st.st_mode)) {
-        mc_hash_field_str(h, "file-name", path);
-        return mc_hash_field_file(h, "file", path, err);
+    switch (e->kind) {
+    case MC_TREE_FILE:
+        mc_hash_field_str(h, "file-name", e->path);
+        return mc_hash_field_fd(h, "file", e->fd, e->path, err);
+    case MC_TREE_DIR:
+        mc_hash_field_str(h, "dir-name", e->path);
+        return MC_OK;
+    case MC_TREE_LINK:
+        mc_hash_field_str(h, "link-name", e->path);
+        mc_hash_field_str(h, "link", e->target);
+        return MC_OK;
     }
-    if (depth > TREE_DEPTH_MAX)
-        return mc_err_set(err, MC_EINVAL, "'%s': directories nested too "
-                          "deep", path);
-    mc_hash_field_str(h, "dir-name", path);
-    n = scandir(path, &names, NULL, alphasort);
-    if (n < 0)
-        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", path,
-                          strerror(errno));
-    for (i = 0; i < n; i++) {
-        const char *name = names[i]->d_name;
+    return mc_err_set(err, MC_EINTERNAL, "'%s': unknown entry", e->path);
+}
 
-        if (!rc && strcmp(name, ".") && strcmp(name, "..")) {
-            struct mc_buf p = MC_BUF_INIT;
-            mc_buf_addf(&p, "%s/%s", path, name);
-            rc = mc_buf_status(&p)
-                     ? mc_err_set(err, MC_ENOMEM, "out of memory")
-                     : hash_tree(h, p.s, depth + 1, err);
-            mc_buf_release(&p);
-        }
-        free(names[i]); /* from scandir() */
-    }
-    free(names); /* from scandir() */
-    return rc;
+/* Hash the files= entry PATH (a file, or a directory with everything
+ * under it, in name order) under the rule of tree.h. */
+static enum mc_code
+hash_tree(struct mc_hash *h, const char *path, struct mc_err *err)
+{
+    return mc_tree_walk(path, hash_entry, h, err);
 }
 
 /* The identity of the compiler COMPILER of T into *OUT. */
@@ -1117,7 +1184,7 @@ hash_sources(struct mc_hash *h, const struct mc_target *t,
         (rc = hash_files(h, "bench-input", &t->bench_inputs, cwd, err)))
         return rc;
     for (i = 0; i < t->files.n && !rc; i++)
-        rc = hash_tree(h, t->files.v[i], 0, err);
+        rc = hash_tree(h, t->files.v[i], err);
     return rc;
 }
 
