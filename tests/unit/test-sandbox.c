@@ -12,6 +12,7 @@
  * And the scratch directory: locked while its process lives; one left
  * by a killed process (its lock free) is removed by the next sandbox,
  * one still locked or without a lock (an older maxcode's) is not.
+ * And files= trees copied into a run: links only inside the tree.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -333,6 +334,69 @@ test_sandbox__cpus(void)
     mc_sandbox_release(&sb);
 }
 
+/* Whether the link PATH reads TARGET. */
+static int
+link_is(const char *path, const char *target)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+    if (n < 0)
+        return 0;
+    buf[n] = '\0';
+    return !strcmp(buf, target);
+}
+
+/* A files= tree copied into a run: files, directories, and links that
+ * resolve inside it (as the path to the same place in the copy, never
+ * followed); a link out of it stops the copy and is named. */
+static void
+test_sandbox__copy_in(void)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_sandbox sb;
+    char *run = NULL, path[PATH_MAX];
+    struct stat st;
+    int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (here < 0 || chdir(dir) || mkdir("tree", 0755) ||
+        mkdir("tree/sub", 0755) || symlink("a.txt", "tree/alias") ||
+        symlink(".", "tree/self") || symlink(".", "tree/again") ||
+        symlink("../../tree/a.txt", "tree/sub/up") ||
+        mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a tree and a sandbox");
+        return;
+    }
+    write_file("tree/a.txt", "content\n");
+    ok(mc_sandbox_dir(&sb, "run", 1, &run, NULL) == MC_OK &&
+           mc_sandbox_copy_in(&sb, run, "tree", &err) == MC_OK,
+       "a tree with links inside it is copied");
+    snprintf(path, sizeof(path), "%s/tree/self/again/alias", run);
+    ok(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 8,
+       "a run reads through its links");
+    snprintf(path, sizeof(path), "%s/tree/alias", run);
+    ok(link_is(path, "a.txt"), "a link stays a link");
+    snprintf(path, sizeof(path), "%s/tree/self", run);
+    ok(link_is(path, "."), "a link to the tree itself too");
+    snprintf(path, sizeof(path), "%s/tree/sub/up", run);
+    ok(link_is(path, "../a.txt"), "one that leaves and comes back leads "
+                                  "to the same place by the short way");
+    mc_free(run);
+    run = NULL;
+    ok(mc_sandbox_dir(&sb, "run", 1, &run, NULL) == MC_OK &&
+           mc_sandbox_copy_in(&sb, run, "in", &err) == MC_EINVAL,
+       "a tree with a link that leads out is refused");
+    contains(err.msg, "'in/link' is a symbolic link to '../out/secret', "
+                      "outside 'in'", "the message names the link");
+    snprintf(path, sizeof(path), "%s/in/link", run);
+    ok(lstat(path, &st) && errno == ENOENT, "and it is not copied");
+    mc_free(run);
+    mc_sandbox_release(&sb);
+    if (fchdir(here))
+        printf("# cannot go back\n");
+    close(here);
+}
+
 static void
 test_sandbox__stale_roots(void)
 {
@@ -411,6 +475,7 @@ main(void)
     TAP_RUN(test_sandbox__gpu_env);
     TAP_RUN(test_sandbox__cuda_policy);
     TAP_RUN(test_sandbox__reads);
+    TAP_RUN(test_sandbox__copy_in);
     TAP_RUN(test_sandbox__stale_roots);
     TAP_RUN(test_sandbox__cpus);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

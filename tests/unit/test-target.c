@@ -208,6 +208,83 @@ test_target__files_ignore_and_ldlibs(void)
     mc_target_release(&t);
 }
 
+/* files= as expanded and resolved, and what a files= tree may hold. */
+static void
+test_target__files_as_expanded(void)
+{
+    char *dots[] = {"files=.*", NULL};
+    char *dotdot[] = {"files=.[.]", NULL};
+    char *self[] = {"files=.", NULL};
+    char *up[] = {"files=up", NULL};
+    char *cmp1[] = {"compare=file:../out.txt", NULL};
+    char *cmp2[] = {"compare=file:/etc/passwd", NULL};
+    char *cmp3[] = {"compare=file:out/sum.txt", NULL};
+    char *tree[] = {"files=tree", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char k1[MC_KEY_HEX + 1], k2[MC_KEY_HEX + 1];
+
+    expect_bad(dots, "hot.c", "files '.*': its match '..' is outside "
+               "make's directory", "files=.* matches '..'");
+    expect_bad(dotdot, "hot.c", "its match '..' is outside",
+               "files=.[.] is '..'");
+    expect_bad(self, "hot.c", "its match '.' is make's directory itself",
+               "files=. is make's directory");
+    if (symlink("/", "up"))
+        printf("# cannot make a link\n");
+    expect_bad(up, "hot.c", "outside make's directory once its links are "
+               "resolved", "files= through a link that leads out");
+    unlink("up");
+    expect_bad(cmp1, "hot.c", "name the file relative to the run's "
+               "directory and inside it", "compare=file: with '..'");
+    expect_bad(cmp2, "hot.c", "name the file relative", "compare=file: "
+               "absolute");
+    is_long(parse(&t, "hot.c", cmp3, "-O2", k1, &err), MC_OK,
+            "compare=file: in a subdirectory of the run");
+    mc_target_release(&t);
+
+    /* Links inside the tree are keyed as links, never followed. */
+    if (mkdir("tree", 0755) || symlink(".", "tree/self") ||
+        symlink(".", "tree/again") || symlink("a.txt", "tree/alias"))
+        printf("# cannot make the tree\n");
+    write_file("tree/a.txt", "1\n");
+    write_file("tree/b.txt", "2\n");
+    is_long(parse(&t, "hot.c", tree, "-O2", k1, &err), MC_OK,
+            "links to '.' in a files= tree key at once");
+    mc_target_release(&t);
+    unlink("tree/alias");
+    if (symlink("b.txt", "tree/alias"))
+        printf("# cannot make a link\n");
+    parse(&t, "hot.c", tree, "-O2", k2, &err);
+    ok(strcmp(k1, k2), "where a link leads is in the key");
+    mc_target_release(&t);
+    if (symlink("/dev/zero", "tree/zero"))
+        printf("# cannot make a link\n");
+    expect_bad(tree, "hot.c", "'tree/zero' is a symbolic link to "
+               "'/dev/zero', outside 'tree'", "a link to /dev/zero");
+    unlink("tree/zero");
+    if (symlink("../hot.c", "tree/out"))
+        printf("# cannot make a link\n");
+    expect_bad(tree, "hot.c", "'tree/out' is a symbolic link to '../hot.c', "
+               "outside 'tree'", "a link out of the tree");
+    unlink("tree/out");
+    if (mkfifo("tree/fifo", 0644))
+        printf("# cannot make a FIFO\n");
+    expect_bad(tree, "hot.c", "'tree/fifo' is a FIFO", "a FIFO");
+    unlink("tree/fifo");
+    if (symlink("nothere", "tree/gone"))
+        printf("# cannot make a link\n");
+    expect_bad(tree, "hot.c", "'tree/gone' is a dangling symbolic link",
+               "a dangling link");
+    unlink("tree/gone");
+    if (symlink("l2", "tree/l1") || symlink("l1", "tree/l2"))
+        printf("# cannot make links\n");
+    expect_bad(tree, "hot.c", "'tree/l1' is a symbolic link in a loop",
+               "a loop of links");
+    unlink("tree/l1");
+    unlink("tree/l2");
+}
+
 static void
 test_target__key_with_text_in_memory(void)
 {
@@ -333,6 +410,7 @@ main(void)
     TAP_RUN(test_target__conf_moves_on_early_errors);
     TAP_RUN(test_target__bad_options);
     TAP_RUN(test_target__files_ignore_and_ldlibs);
+    TAP_RUN(test_target__files_as_expanded);
     TAP_RUN(test_target__key_with_text_in_memory);
     TAP_RUN(test_target__key_versions);
     TAP_RUN(test_target__vpath);
