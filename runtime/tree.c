@@ -128,9 +128,14 @@ walk_link(struct walk *w, const struct stat *st, struct mc_err *err)
     mc_buf_adds(&dir, w->root_real);
     if (slash)
         mc_buf_addf(&dir, "/%.*s", (int)(slash - rel), rel);
-    if (mc_buf_status(&dir) ||
-        (target = mc_path_relative(dir.s, real)) == NULL) {
+    if (mc_buf_status(&dir)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    target = mc_path_relative(dir.s, real);
+    if (!target) {
+        rc = mc_err_set(err, MC_EINVAL, "'%s': cannot say where this "
+                        "symbolic link leads (too deep a path)", w->path.s);
         goto out;
     }
     rc = visit(w, MC_TREE_LINK, st, -1, target, err);
@@ -193,7 +198,8 @@ read_names(struct walk *w, int dfd, struct mc_strv *names,
     closedir(d);
     if (mc_strv_status(names))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    qsort(names->v, names->n, sizeof(*names->v), cmp_name);
+    if (names->n)
+        qsort(names->v, names->n, sizeof(*names->v), cmp_name);
     return MC_OK;
 }
 
