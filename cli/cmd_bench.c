@@ -126,6 +126,20 @@ enter_make_dir(const cJSON *m)
     }
     if (realpath(source, here) && !strcmp(here, real))
         return 0;
+    if (real[0] != '/') {
+        /* From another machine (a remote, an archive): source_path is
+         * relative to make's directory there (share.h); this one must be
+         * make's directory. */
+        char there[PATH_MAX];
+
+        if (realpath(source, here) && realpath(real, there) &&
+            !strcmp(here, there))
+            return 0;
+        mc_error("%s: the entry came from another machine and names its "
+                 "source relative to make's directory (%s); run maxcode "
+                 "bench there", source, real);
+        return -1;
+    }
     if (source[0] != '/' && lr > ls + 1 && real[lr - ls - 1] == '/' &&
         !strcmp(real + lr - ls, source) && !strstr(source, "../")) {
         dir = mc_strndup(real, lr - ls - 1);
