@@ -105,7 +105,8 @@ static enum mc_code
 relative_source(const char *dir, const char *sp, struct mc_buf *b)
 {
     const char *base = strrchr(sp, '/') + 1;
-    char *parent = mc_strndup(sp, base - 1 == sp ? 1 : (size_t)(base - 1 - sp));
+    size_t n = base - 1 == sp ? 1 : (size_t)(base - 1 - sp);
+    char *parent = mc_strndup(sp, n);
     char *rel = parent ? mc_path_relative(dir, parent) : NULL;
 
     mc_buf_reset(b);
