@@ -109,7 +109,9 @@ read_claim(const cJSON *m, struct claim *c)
  * Go to the directory the search ran in, where SOURCE (as the manifest
  * M names it) is the file at source_path: the current one when it is,
  * else the one that source_path names with SOURCE's relative path taken
- * off its end. 0, or -1 having said why.
+ * off its end. An entry from another machine has source_path relative
+ * to make's directory (share.h): only the current directory can be that.
+ * 0, or -1 having said why.
  */
 static int
 enter_make_dir(const cJSON *m)
