@@ -26,20 +26,7 @@
 
 static int curl_ready;
 
-/* URL as messages show it: a user and password in it become "***". */
-static void
-shown_url(const char *url, char *out, size_t cap)
-{
-    const char *host = strstr(url, "://"), *at, *slash;
-
-    host = host ? host + 3 : url;
-    slash = host + strcspn(host, "/");
-    at = memchr(host, '@', (size_t)(slash - host));
-    if (at)
-        snprintf(out, cap, "%.*s***%s", (int)(host - url), url, at);
-    else
-        snprintf(out, cap, "%s", url);
-}
+static void shown_url(const char *url, char *out, size_t cap);
 
 /* Parse the attributes after the URL ("|read-only|layout=flat"). */
 static enum mc_code
@@ -244,6 +231,21 @@ prepare(struct mc_remote *r, const char *key, struct mc_buf *url,
                      (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
     return MC_OK;
+}
+
+/* URL as messages show it: a user and password in it become "***". */
+static void
+shown_url(const char *url, char *out, size_t cap)
+{
+    const char *host = strstr(url, "://"), *at, *slash;
+
+    host = host ? host + 3 : url;
+    slash = host + strcspn(host, "/");
+    at = memchr(host, '@', (size_t)(slash - host));
+    if (at)
+        snprintf(out, cap, "%.*s***%s", (int)(host - url), url, at);
+    else
+        snprintf(out, cap, "%s", url);
 }
 
 /* Perform R's prepared request, its answer going to S: MC_OK on a 2xx,
