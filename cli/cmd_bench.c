@@ -109,7 +109,9 @@ read_claim(const cJSON *m, struct claim *c)
  * Go to the directory the search ran in, where SOURCE (as the manifest
  * M names it) is the file at source_path: the current one when it is,
  * else the one that source_path names with SOURCE's relative path taken
- * off its end. 0, or -1 having said why.
+ * off its end. An entry from another machine has source_path relative
+ * to make's directory (share.h): only the current directory can be that.
+ * 0, or -1 having said why.
  */
 static int
 enter_make_dir(const cJSON *m)
@@ -126,6 +128,20 @@ enter_make_dir(const cJSON *m)
     }
     if (realpath(source, here) && !strcmp(here, real))
         return 0;
+    if (real[0] != '/') {
+        /* From another machine (a remote, an archive): source_path is
+         * relative to make's directory there (share.h); this one must be
+         * make's directory. */
+        char there[PATH_MAX];
+
+        if (realpath(source, here) && realpath(real, there) &&
+            !strcmp(here, there))
+            return 0;
+        mc_error("%s: the entry came from another machine and names its "
+                 "source relative to make's directory (%s); run maxcode "
+                 "bench there", source, real);
+        return -1;
+    }
     if (source[0] != '/' && lr > ls + 1 && real[lr - ls - 1] == '/' &&
         !strcmp(real + lr - ls, source) && !strstr(source, "../")) {
         dir = mc_strndup(real, lr - ls - 1);

@@ -89,6 +89,19 @@ find_here_for(struct mc_cache *c, const char *real, char *key_out)
     return found;
 }
 
+/* Whether SP, a manifest's source_path, is the file at REAL (a real
+ * path). An entry from another machine (a remote, an archive) has SP
+ * relative to make's directory (share.h): it is resolved from here. */
+static int
+same_file(const char *sp, const char *real)
+{
+    char here[PATH_MAX];
+
+    if (sp[0] == '/')
+        return !strcmp(sp, real);
+    return *sp && realpath(sp, here) && !strcmp(here, real);
+}
+
 /* The newest entry whose manifest names SOURCE (by real path when
  * SOURCE exists, else by the name it was given), else the entry of
  * SOURCE's variant directory here. */
@@ -113,7 +126,7 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
             (m = parse_manifest(&e)) != NULL) {
             const char *sp = mc_json_str(m, "source_path");
             /* By name only when SOURCE is not there to resolve. */
-            if ((real ? !strcmp(sp, real)
+            if ((real ? same_file(sp, real)
                       : !strcmp(mc_json_str(m, "source"), source)) &&
                 e.created >= best) {
                 best = e.created;

@@ -33,6 +33,7 @@
 #include "cuda.h"
 #include "eval.h"
 #include "search.h"
+#include "share.h"
 #include "file.h"
 #include "flags.h"
 #include "hash.h"
@@ -615,6 +616,9 @@ fetch_remote(struct run *r)
     mc_entry_init(&r->e);
     if (rc == MC_ENOENT) {
         r->d.n[MC_STAT_REMOTE_MISSES]++;
+    } else if (rc == MC_ESYNTAX) { /* an answer larger than any entry */
+        r->d.n[MC_STAT_REMOTE_CORRUPT]++;
+        mc_info("%s: %s; not used", r->t->source, err.msg);
     } else if (rc) {
         remote_failed(r, err.msg);
     } else if (mc_entry_decode(body.s, body.len, &r->e, &err) ||
@@ -644,24 +648,38 @@ fetch_remote(struct run *r)
     return hit;
 }
 
-/* A new local entry goes to the remote too, unless it is read-only. */
+/* A new local entry goes to the remote too, unless it is read-only: as
+ * it leaves this machine, its manifest's paths relative to make's
+ * directory, where this recipe runs (share.h). */
 static void
 push_remote(struct run *r)
 {
     struct mc_err err = MC_ERR_INIT;
-    struct mc_buf data = MC_BUF_INIT;
+    struct mc_buf data = MC_BUF_INIT, shared = MC_BUF_INIT;
+    const struct mc_buf *put = &data;
+    char cwd[PATH_MAX];
+    int changed = 0;
 
     if (!remote_ready(r) || r->remote.read_only)
         return;
-    if (mc_entry_encode(&r->e, &data)) {
-        mc_error("out of memory");
-    } else if (mc_remote_put(&r->remote, r->key, data.s, data.len, &err)) {
+    if (mc_entry_encode(&r->e, &data) ||
+        mc_share_entry(data.s, data.len, getcwd(cwd, sizeof(cwd)),
+                       &shared, &changed, &err)) {
+        mc_error("%s: not stored in the remote cache: %s", r->t->source,
+                 err.code ? err.msg : "out of memory, or too large");
+        goto out;
+    }
+    if (changed)
+        put = &shared;
+    if (mc_remote_put(&r->remote, r->key, put->s, put->len, &err)) {
         remote_failed(r, err.msg);
     } else {
         r->d.n[MC_STAT_REMOTE_STORES]++;
-        r->d.n[MC_STAT_REMOTE_BYTES_OUT] += data.len;
+        r->d.n[MC_STAT_REMOTE_BYTES_OUT] += put->len;
     }
+out:
     mc_buf_release(&data);
+    mc_buf_release(&shared);
 }
 
 /* A CUDA target: the device probe this machine remembers for its boot,

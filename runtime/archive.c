@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "le.h"
+#include "share.h"
 
 #define TRAILER_LEN 16
 
@@ -79,15 +80,19 @@ mc_archive_writer_release(struct mc_archive_writer *w)
     mc_hash_release(&w->h);
 }
 
-/* Add the entry file of ITEM to W, or tell NOTE why it is left out. */
+/* Add the entry file of ITEM to W, as it leaves this machine (share.h:
+ * make's directory taken from its manifest), or tell NOTE why it is left
+ * out. */
 static enum mc_code
 export_one(struct mc_archive_writer *w, const struct mc_cache_item *item,
            struct mc_buf *raw, mc_archive_note_fn note, void *ctx,
            struct mc_err *err)
 {
     struct mc_err why = MC_ERR_INIT;
+    struct mc_buf shared = MC_BUF_INIT;
     struct mc_entry e;
     enum mc_code rc;
+    int changed = 0;
 
     mc_buf_reset(raw);
     mc_entry_init(&e);
@@ -99,14 +104,22 @@ export_one(struct mc_archive_writer *w, const struct mc_cache_item *item,
     if (!rc && strcmp(e.key, item->key))
         rc = mc_err_set(&why, MC_ESYNTAX, "entry holds key %s", e.key);
     mc_entry_release(&e);
-    if (rc == MC_ENOMEM)
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (rc) {
+    if (!rc)
+        rc = mc_share_entry(raw->s, raw->len, NULL, &shared, &changed, &why);
+    if (rc == MC_ENOMEM) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    } else if (rc) {
         if (note)
             note(ctx, item->key, why.msg);
-        return MC_OK;
+        rc = MC_OK;
+    } else {
+        rc = changed ? mc_archive_writer_add(w, item->key, shared.s,
+                                             shared.len, err)
+                     : mc_archive_writer_add(w, item->key, raw->s,
+                                             raw->len, err);
     }
-    return mc_archive_writer_add(w, item->key, raw->s, raw->len, err);
+    mc_buf_release(&shared);
+    return rc;
 }
 
 enum mc_code

@@ -110,6 +110,8 @@ mc_entry_encode(const struct mc_entry *e, struct mc_buf *b)
               e->includes.len;
     if (e->trajectory.len)
         payload += SECTION_HDR + e->trajectory.len;
+    if (payload > MC_ENTRY_MAX - HEADER_LEN - TRAILER_LEN)
+        return MC_EINVAL;
     memcpy(hdr, "MCXE", 4);
     mc_le_put32(hdr + 4, MC_ENTRY_VERSION);
     memcpy(hdr + 8, key.b, 16);
@@ -333,9 +335,13 @@ mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
     struct mc_buf data = MC_BUF_INIT;
     enum mc_code rc;
 
-    if (mc_entry_encode(e, &data))
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory (or bad key '%s')",
-                        e->key);
+    rc = mc_entry_encode(e, &data);
+    if (rc == MC_EINVAL)
+        rc = mc_err_set(err, MC_EINVAL, "entry %s: a bad key, or larger "
+                        "than an entry may be (%u MiB)", e->key,
+                        MC_ENTRY_MAX >> 20);
+    else if (rc)
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     else
         rc = mc_cache_put_bytes(c, e->key, data.s, data.len, err);
     mc_buf_release(&data);

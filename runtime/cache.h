@@ -45,6 +45,13 @@
 
 #define MC_ENTRY_VERSION 1
 
+/* The largest entry file maxcode writes (mc_entry_encode() refuses to
+ * make a larger one), and so the most a remote's answer to a GET may
+ * hold (remote.c stops reading past it). An entry is a source, its
+ * include records and a manifest with the search's trajectory: a few
+ * hundred KiB in practice. */
+#define MC_ENTRY_MAX (64u << 20)
+
 struct mc_cache {
     char *dir;
 };
@@ -113,7 +120,8 @@ void mc_entry_init(struct mc_entry *e);
 
 /* Encode E (its key, times and sections) as the bytes of an entry file
  * (header, sections, XXH3 checksum; internals/cache.md), appended to B.
- * MC_EINVAL when E's key is not a key, MC_ENOMEM. */
+ * MC_EINVAL when E's key is not a key or the entry would be larger than
+ * MC_ENTRY_MAX (B is then untouched), MC_ENOMEM. */
 enum mc_code mc_entry_encode(const struct mc_entry *e, struct mc_buf *b);
 
 /* Decode the LEN bytes at P, an entry file's contents, into E (set up

@@ -20,6 +20,7 @@ enum kind {
     K_INT,    /* an integer in [MIN, MAX] */
     K_FLOAT,  /* a number >= MIN */
     K_SIZE,   /* a size: digits with an optional K/M/G/T suffix */
+    K_URL,    /* text; a URL in it holds no user name or password */
     K_SECRET  /* any text, never shown */
 };
 
@@ -41,7 +42,7 @@ static const struct def defs[MC_SET__COUNT] = {
                           "local cache directory"},
     [MC_SET_MAX_SIZE] = {"MAXCODE_MAX_SIZE", NULL, K_SIZE, "2G", NULL, 0, 0,
                          "local cache size before it is trimmed"},
-    [MC_SET_REMOTE] = {"MAXCODE_REMOTE", NULL, K_STRING, "", NULL, 0, 0,
+    [MC_SET_REMOTE] = {"MAXCODE_REMOTE", NULL, K_URL, "", NULL, 0, 0,
                        "remote HTTP cache URL[|read-only][|layout=flat]"},
     [MC_SET_COMPDB] = {"MAXCODE_COMPDB", NULL, K_STRING, "", NULL, 0, 0,
                        "compile_commands.json to take flags from"},
@@ -120,6 +121,9 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_REMOTE_CONNECT_TIMEOUT] = {"MAXCODE_REMOTE_CONNECT_TIMEOUT", NULL,
                                        K_FLOAT, "2", NULL, 0.1, 0,
                                        "seconds to connect to the remote"},
+    [MC_SET_REMOTE_INSECURE] = {"MAXCODE_REMOTE_INSECURE", NULL, K_ENUM, "0",
+                                "0 1", 0, 0, "1: send the token over http:// "
+                                "beyond the loopback"},
     [MC_SET_COMPILER_CHECK] = {"MAXCODE_COMPILER_CHECK", NULL, K_STRING,
                                "content", NULL, 0, 0,
                                "compiler identity: mtime, content, none, "
@@ -264,6 +268,38 @@ mc_conf_parse_size(const char *s, unsigned long long *out)
     return 0;
 }
 
+/*
+ * A URL (the text up to the first '|') whose authority, between "://"
+ * and the path, holds a user name or password ("user:pw@host") is
+ * refused: a setting is shown by `maxcode config` and, from make, put on
+ * the recipe's command line (make -n, ps). The message shows the URL
+ * with "***" for them.
+ */
+static enum mc_code
+check_url(const struct def *d, const char *value, const char *where,
+          struct mc_err *err)
+{
+    const char *auth = strstr(value, "://"), *at = NULL;
+    size_t n, i;
+
+    if (!auth || auth > value + strcspn(value, "|"))
+        return MC_OK;
+    auth += 3;
+    n = strcspn(auth, "/?#|");
+    for (i = 0; i < n; i++)
+        if (auth[i] == '@')
+            at = auth + i;
+    if (!at)
+        return MC_OK;
+    return mc_err_set(err, MC_ECONFIG, "%s%s%s=%.*s***%.*s: a user name or "
+                      "password in the URL is refused (make -n, ps and "
+                      "`maxcode config` would show it); put a bearer token "
+                      "in MAXCODE_REMOTE_TOKEN instead",
+                      where ? where : "", where ? ": " : "", d->name,
+                      (int)(auth - value), value,
+                      (int)(auth + n - at), at);
+}
+
 static enum mc_code
 bad_value(const struct def *d, const char *value, const char *where,
           const char *expected, struct mc_err *err)
@@ -286,6 +322,8 @@ mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
     case K_STRING:
     case K_SECRET:
         return MC_OK;
+    case K_URL:
+        return check_url(d, value, where, err);
     case K_PATH:
         if (!*value)
             return bad_value(d, value, where, "a non-empty path", err);

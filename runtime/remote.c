@@ -14,14 +14,19 @@
 #include "mc_setup.h"
 #include "remote.h"
 #include "alloc.h"
+#include "cache.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <strings.h>
 
 #define HTTP_OK_MIN 200
 #define HTTP_OK_MAX 299
 #define HTTP_NOT_FOUND 404
 
 static int curl_ready;
+
+static void shown_url(const char *url, char *out, size_t cap);
 
 /* Parse the attributes after the URL ("|read-only|layout=flat"). */
 static enum mc_code
@@ -46,6 +51,34 @@ parse_attrs(struct mc_remote *r, const char *p, struct mc_err *err)
     return MC_OK;
 }
 
+/* Whether the host of URL (an http:// URL without credentials) is on
+ * the loopback: 127.0.0.0/8, ::1 or localhost. */
+static int
+is_loopback(const char *url)
+{
+    const char *host = strstr(url, "://") + 3;
+    char name[256];
+    size_t n;
+    struct in_addr a4;
+    struct in6_addr a6;
+
+    if (*host == '[') {
+        host++;
+        n = strcspn(host, "]");
+    } else {
+        n = strcspn(host, ":/?#");
+    }
+    if (n >= sizeof(name))
+        return 0;
+    memcpy(name, host, n);
+    name[n] = '\0';
+    if (!strcasecmp(name, "localhost"))
+        return 1;
+    if (inet_pton(AF_INET, name, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, name, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
 enum mc_code
 mc_remote_init(struct mc_remote *r, const struct mc_conf *c,
                struct mc_err *err)
@@ -67,6 +100,17 @@ mc_remote_init(struct mc_remote *r, const struct mc_conf *c,
     if (parse_attrs(r, spec + strcspn(spec, "|"), err))
         return err->code;
     r->token = mc_conf_get(c, MC_SET_REMOTE_TOKEN);
+    if (*r->token && !strncmp(r->url, "http://", 7) && !is_loopback(r->url) &&
+        strcmp(mc_conf_get(c, MC_SET_REMOTE_INSECURE), "1")) {
+        char shown[256];
+
+        shown_url(r->url, shown, sizeof(shown));
+        return mc_err_set(err, MC_ECONFIG, "MAXCODE_REMOTE_TOKEN is not "
+                          "sent to %s: over http:// to a host outside the "
+                          "loopback anyone on the way can read it; use "
+                          "https://, or MAXCODE_REMOTE_INSECURE=1 to send "
+                          "it all the same", shown);
+    }
     r->timeout_s = atof(mc_conf_get(c, MC_SET_REMOTE_TIMEOUT));
     r->connect_timeout_s = atof(mc_conf_get(c, MC_SET_REMOTE_CONNECT_TIMEOUT));
     if (!curl_ready) {
@@ -99,12 +143,38 @@ mc_remote_url(const struct mc_remote *r, const char *key, struct mc_buf *b)
     return mc_buf_status(b);
 }
 
+/*
+ * What a transfer keeps of the server's answer. Whatever the server
+ * sends, maxcode holds at most MC_ENTRY_MAX bytes of an entry (a 2xx
+ * answer to a GET) and SMALL_BODY of anything else (an error page, the
+ * answer to a PUT). The cap is counted here, in the write callback, on
+ * the bytes that arrive: libcurl's CURLOPT_MAXFILESIZE_LARGE (set too)
+ * stops only an answer that announces its size (curl 7.88, Debian 12).
+ */
+#define SMALL_BODY 4096
+
+struct sink {
+    struct mc_buf *b;   /* the body */
+    CURL *h;
+    int entry;          /* a GET: a 2xx body is an entry */
+    size_t over;        /* the cap that cut the answer off, or 0 */
+};
+
 static size_t
 on_body(char *p, size_t size, size_t n, void *arg)
 {
-    struct mc_buf *b = arg;
+    struct sink *s = arg;
+    size_t k = size * n, cap = SMALL_BODY;
+    long status = 0;
 
-    return mc_buf_add(b, p, size * n) ? 0 : size * n;
+    curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &status);
+    if (s->entry && status >= HTTP_OK_MIN && status <= HTTP_OK_MAX)
+        cap = MC_ENTRY_MAX;
+    if (s->b->len > cap || k > cap - s->b->len) {
+        s->over = cap;
+        return 0; /* libcurl ends the transfer: CURLE_WRITE_ERROR */
+    }
+    return mc_buf_add(s->b, p, k) ? 0 : k;
 }
 
 struct upload {
@@ -178,22 +248,37 @@ shown_url(const char *url, char *out, size_t cap)
         snprintf(out, cap, "%s", url);
 }
 
-/* Perform R's prepared request: MC_OK on a 2xx, MC_ENOENT on 404, else
- * MC_EIO with what went wrong in ERR. */
+/* Perform R's prepared request, its answer going to S: MC_OK on a 2xx,
+ * MC_ENOENT on 404, MC_ESYNTAX when a GET's 2xx answer runs past
+ * MC_ENTRY_MAX (no entry is that large), else MC_EIO with what went
+ * wrong in ERR. An error page cut off at SMALL_BODY is no error of its
+ * own: its status decides. */
 static enum mc_code
 perform(struct mc_remote *r, const char *what, const char *url,
-        const char *errbuf, struct mc_err *err)
+        const char *errbuf, const struct sink *s, struct mc_err *err)
 {
     CURLcode cc = curl_easy_perform(r->curl);
     long status = 0;
+    int ok;
     char shown[256];
 
     shown_url(url, shown, sizeof(shown));
-    if (cc != CURLE_OK)
+    curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
+    ok = status >= HTTP_OK_MIN && status <= HTTP_OK_MAX;
+    if (s->over || cc == CURLE_FILESIZE_EXCEEDED) {
+        if (ok && s->entry)
+            return mc_err_set(err, MC_ESYNTAX, "remote %s %s: the answer "
+                              "is larger than any entry (%u MiB); cut off",
+                              what, shown, MC_ENTRY_MAX >> 20);
+        if (ok)
+            return mc_err_set(err, MC_EIO, "remote %s %s: HTTP status %ld "
+                              "with an answer over %d bytes; cut off",
+                              what, shown, status, SMALL_BODY);
+    } else if (cc != CURLE_OK) {
         return mc_err_set(err, MC_EIO, "remote %s %s: %s", what, shown,
                           errbuf[0] ? errbuf : curl_easy_strerror(cc));
-    curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
-    if (status >= HTTP_OK_MIN && status <= HTTP_OK_MAX)
+    }
+    if (ok)
         return MC_OK;
     if (status == HTTP_NOT_FOUND)
         return MC_ENOENT;
@@ -210,12 +295,16 @@ mc_remote_get(struct mc_remote *r, const char *key, struct mc_buf *out,
     char errbuf[CURL_ERROR_SIZE] = "";
     enum mc_code rc;
 
+    struct sink sink = {out, r->curl, 1, 0};
+
     mc_buf_reset(out);
     rc = prepare(r, key, &url, &headers, errbuf);
     if (!rc) {
         curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, out);
-        rc = perform(r, "GET", url.s, errbuf, err);
+        curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &sink);
+        curl_easy_setopt(r->curl, CURLOPT_MAXFILESIZE_LARGE,
+                         (curl_off_t)MC_ENTRY_MAX);
+        rc = perform(r, "GET", url.s, errbuf, &sink, err);
     } else {
         rc = mc_err_set(err, rc, "out of memory");
     }
@@ -230,9 +319,10 @@ enum mc_code
 mc_remote_put(struct mc_remote *r, const char *key, const void *data,
               size_t len, struct mc_err *err)
 {
-    struct mc_buf url = MC_BUF_INIT, sink = MC_BUF_INIT;
+    struct mc_buf url = MC_BUF_INIT, answer = MC_BUF_INIT;
     struct curl_slist *headers = NULL;
     struct upload up = {data, len};
+    struct sink sink = {&answer, r->curl, 0, 0};
     char errbuf[CURL_ERROR_SIZE] = "";
     enum mc_code rc;
 
@@ -247,7 +337,9 @@ mc_remote_put(struct mc_remote *r, const char *key, const void *data,
                          (curl_off_t)len);
         curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &sink);
-        rc = perform(r, "PUT", url.s, errbuf, err);
+        curl_easy_setopt(r->curl, CURLOPT_MAXFILESIZE_LARGE,
+                         (curl_off_t)SMALL_BODY);
+        rc = perform(r, "PUT", url.s, errbuf, &sink, err);
         if (rc == MC_ENOENT) { /* a 404 to a PUT: the path is refused */
             char shown[256];
 
@@ -260,6 +352,6 @@ mc_remote_put(struct mc_remote *r, const char *key, const void *data,
     }
     curl_slist_free_all(headers);
     mc_buf_release(&url);
-    mc_buf_release(&sink);
+    mc_buf_release(&answer);
     return rc;
 }

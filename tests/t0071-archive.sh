@@ -78,6 +78,9 @@ test_expect_success 'a build of two marked units fills the cache' '
   test "$(entries)" = 2
 '
 
+# Each item is its entry as it leaves the machine (runtime/share.h): the
+# same header (magic, version, key, created), the manifest naming paths
+# relative to make's directory where the local entry has them absolute.
 test_expect_success 'cache export writes both entries into one archive' '
   MAXCODE_CACHE_DIR="$TRASH/cache-main" && export MAXCODE_CACHE_DIR &&
   "$MAXCODE_BIN" cache export "$TRASH/a.mcxa" >out 2>err &&
@@ -88,9 +91,9 @@ test_expect_success 'cache export writes both entries into one archive' '
   test_cmp cached archived &&
   while read i key off len; do
     f=$(find "$MAXCODE_CACHE_DIR" -name "$key.mce") &&
-    test "$(wc -c <"$f")" = "$len" &&
     tail -c +$((off + 1)) "$TRASH/a.mcxa" | head -c "$len" >bytes &&
-    cmp "$f" bytes || exit 1
+    cmp -n 32 "$f" bytes && grep -qF "$TRASH/main/src/" "$f" &&
+    ! grep -qF "$TRASH" bytes || exit 1
   done <items &&
   ls -a "$TRASH" >listing && ! grep "\.tmp\." listing
 '
