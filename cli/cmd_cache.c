@@ -22,12 +22,15 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-/* Open the cache named by the settings. */
+/* Open the cache named by the settings; with KEYS (may be NULL), the
+ * keys it trusts (MAXCODE_TRUSTED_KEYS) for what comes from outside:
+ * a file that cannot be read is an error. */
 static int
-open_cache(struct mc_cache *c)
+open_cache(struct mc_cache *c, struct mc_sign_keys *keys)
 {
     struct mc_err err = MC_ERR_INIT;
     struct mc_conf conf;
+    const char *trusted;
     int rc;
 
     if (mc_conf_load(&conf, NULL, NULL, &err)) {
@@ -36,6 +39,14 @@ open_cache(struct mc_cache *c)
     }
     rc = mc_cache_init(c, mc_conf_get(&conf, MC_SET_CACHE_DIR), &err) ? -1
                                                                       : 0;
+    trusted = mc_conf_get(&conf, MC_SET_TRUSTED_KEYS);
+    if (!rc && keys && *trusted) {
+        c->keys = keys;
+        if (mc_sign_load_trusted(keys, trusted, &err)) {
+            mc_error("MAXCODE_TRUSTED_KEYS: %s", err.msg);
+            rc = -1;
+        }
+    }
     mc_conf_release(&conf);
     return rc;
 }
@@ -183,7 +194,7 @@ mc_show_lookup(const char *what, struct mc_entry *e, cJSON **m)
     int found = -1;
 
     *m = NULL;
-    if (open_cache(&c))
+    if (open_cache(&c, NULL))
         goto out;
     if (mc_is_key(what)) {
         memcpy(key, what, sizeof(key));
@@ -408,6 +419,11 @@ import_items(struct mc_cache *c, struct mc_archive_reader *r,
             mc_error("import: entry %llu (%s): %s; skipped",
                      (unsigned long long)it.index, it.key, why.msg);
             ++*bad;
+        } else if (rc == MC_EUNTRUSTED) {
+            mc_error("import: entry %llu (%s): refused, %s "
+                     "(MAXCODE_TRUSTED_KEYS); skipped",
+                     (unsigned long long)it.index, it.key, why.msg);
+            ++*bad;
         } else if (rc) {
             mc_error("import: entry %llu (%s): %s",
                      (unsigned long long)it.index, it.key, why.msg);
@@ -458,6 +474,7 @@ int
 mc_cmd_cache(int argc, char **argv)
 {
     struct mc_cache c = {NULL};
+    struct mc_sign_keys keys;
     struct mc_err err = MC_ERR_INIT;
     const char *sub = argc > 1 ? argv[1] : NULL;
     int archive = sub && (!strcmp(sub, "export") || !strcmp(sub, "import"));
@@ -483,8 +500,12 @@ mc_cmd_cache(int argc, char **argv)
         return mc_usage_error("cache %s: unexpected argument '%s'", sub,
                               argv[2]);
     }
-    if (open_cache(&c))
+    mc_sign_keys_init(&keys);
+    if (open_cache(&c, !strcmp(sub, "import") ? &keys : NULL)) {
+        mc_cache_release(&c);
+        mc_sign_keys_release(&keys);
         return 1;
+    }
     if (!strcmp(sub, "list")) {
         status = cache_list(&c);
     } else if (!strcmp(sub, "verify")) {
@@ -505,5 +526,6 @@ mc_cmd_cache(int argc, char **argv)
             status = (printf("removed %zu entries\n", removed), 0);
     }
     mc_cache_release(&c);
+    mc_sign_keys_release(&keys);
     return status;
 }

@@ -352,31 +352,6 @@ enum mc_code
 mc_archive_store(struct mc_cache *c, const struct mc_archive_item *it,
                  int *present, struct mc_err *err)
 {
-    struct mc_buf path = MC_BUF_INIT, old = MC_BUF_INIT;
-    struct mc_entry e;
-    enum mc_code rc;
-
-    *present = 0;
-    mc_entry_init(&e);
-    rc = mc_entry_decode(it->entry.s, it->entry.len, &e, err);
-    if (!rc && strcmp(e.key, it->key))
-        rc = mc_err_set(err, MC_ESYNTAX, "entry holds key %s", e.key);
-    if (rc)
-        goto out;
-    if (mc_cache_path(c, it->key, ".mce", &path)) {
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-        goto out;
-    }
-    if (mc_file_read(path.s, &old, NULL) == MC_OK &&
-        old.len == it->entry.len &&
-        !memcmp(old.s, it->entry.s, old.len)) {
-        *present = 1;
-        goto out;
-    }
-    rc = mc_cache_put_bytes(c, it->key, it->entry.s, it->entry.len, err);
-out:
-    mc_entry_release(&e);
-    mc_buf_release(&path);
-    mc_buf_release(&old);
-    return rc;
+    return mc_cache_import(c, it->key, it->entry.s, it->entry.len, 0, NULL,
+                           present, err);
 }

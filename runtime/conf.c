@@ -120,6 +120,12 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_REMOTE_CONNECT_TIMEOUT] = {"MAXCODE_REMOTE_CONNECT_TIMEOUT", NULL,
                                        K_FLOAT, "2", NULL, 0.1, 0,
                                        "seconds to connect to the remote"},
+    [MC_SET_SIGNING_KEY] = {"MAXCODE_SIGNING_KEY", NULL, K_STRING, "", NULL,
+                            0, 0, "secret key file: sign every entry "
+                            "stored"},
+    [MC_SET_TRUSTED_KEYS] = {"MAXCODE_TRUSTED_KEYS", NULL, K_STRING, "",
+                             NULL, 0, 0, "public keys file: entries from "
+                             "outside must be signed by one"},
     [MC_SET_COMPILER_CHECK] = {"MAXCODE_COMPILER_CHECK", NULL, K_STRING,
                                "content", NULL, 0, 0,
                                "compiler identity: mtime, content, none, "
