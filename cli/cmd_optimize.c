@@ -472,6 +472,7 @@ struct run {
                                  * CUDA device): not one under
                                  * MAXCODE_STRICT=1 either */
     int hit;                    /* the cache had the entry */
+    int untrusted;              /* the remote's was refused (sign.h) */
     struct mc_remote remote;    /* MAXCODE_REMOTE, when remote_state>0 */
     int remote_state;           /* 0 not looked at, 1 ready, -1 none */
     struct mc_cuda_probe gpu;   /* a CUDA target's device probe */
@@ -661,6 +662,7 @@ fetch_remote(struct run *r)
         mc_info("%s: the remote entry %s is corrupt (%s); not used",
                 r->t->source, r->key, err.msg);
     } else if (rc == MC_EUNTRUSTED) {
+        r->untrusted = 1;
         remote_untrusted(r, err.msg);
     } else if (rc == MC_ENOENT) {
         r->d.n[MC_STAT_REMOTE_MISSES]++;
@@ -923,7 +925,10 @@ step_look_up(struct run *r)
         /* Never search; the rule's target is the original. */
         r->store = 0;
         r->benign = 1;
-        r->reason = "mode cache: no entry, here or in the remote cache";
+        r->reason = r->untrusted ? "mode cache: the remote entry is not "
+                                   "signed by a trusted key"
+                                 : "mode cache: no entry, here or in the "
+                                   "remote cache";
         return STEP_NEXT;
     }
     if (!strcmp(r->mode, "cache")) {
