@@ -338,8 +338,8 @@ out:
 /*
  * The SIGN section of the entry at P (LEN bytes, whose framing
  * mc_entry_decode() checked): *OFF, where it begins. MC_ENOENT (no
- * message) when there is none; MC_EUNTRUSTED when it is not the last section, not the
- * only one or not SIGN_DATA bytes long.
+ * message) when there is none; MC_EUNTRUSTED when it is not the last
+ * section, not the only one or not SIGN_DATA bytes long.
  */
 static enum mc_code
 find_signature(const uint8_t *p, size_t len, size_t *off,
