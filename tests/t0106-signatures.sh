@@ -60,16 +60,45 @@ checkout () { rm -rf "$TRASH/$1" && cp -R "$TRASH/src" "$TRASH/$1" &&
 # objects: the entry files on the remote.
 objects () { find "$NGINX_DIR/store/cache" -type f | sort; }
 
-# fixsum FILE...: a tiny C tool that makes an entry file's XXH3-128
-# trailer right again (as a forger would: the checksum is no secret).
+# A tiny C tool, as an attacker could write one from the format in
+# doc/internals/cache.md (the checksum is no secret, nor is the format):
+#   fixsum FILE...       makes each entry file's XXH3-128 trailer right
+#   fixsum -s SEED FILE  also signs FILE, an unsigned entry, with the
+#                        Ed25519 key whose secret key file is SEED
 cat >fixsum.c <<'EOF'
 #include <stdio.h>
-#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <sodium.h>
 #include <xxhash.h>
+static unsigned char b[1 << 24];
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
+  unsigned char seed[32], pk[32], sk[64], sig[64];
+  int i = 1;
+  if (argc > 3 && !strcmp(argv[1], "-s")) {
+    char line[200] = "";
+    size_t got = 0, n;
+    uint64_t len;
+    FILE *k = fopen(argv[2], "r"), *f = fopen(argv[3], "rb");
+    if (!k || !fgets(line, sizeof(line), k) || !f || sodium_init() < 0 ||
+        sodium_base642bin(seed, 32, line + 23, 44, NULL, &got, NULL,
+                          sodium_base64_VARIANT_ORIGINAL) || got != 32)
+      return 1;
+    n = fread(b, 1, sizeof(b) - 200, f);
+    fclose(f);
+    crypto_sign_seed_keypair(pk, sk, seed);
+    crypto_sign_detached(sig, NULL, b, n, sk);
+    n -= 16;                                   /* the trailer goes */
+    memcpy(&len, b + 32, 8), len += 108, memcpy(b + 32, &len, 8);
+    memcpy(b + n, "SIGN", 4), len = 96, memcpy(b + n + 4, &len, 8);
+    memcpy(b + n + 12, pk, 32), memcpy(b + n + 44, sig, 64);
+    f = fopen(argv[3], "wb");
+    if (!f || fwrite(b, 1, n + 108 + 16, f) != n + 124 || fclose(f))
+      return 1;
+    i = 3;
+  }
+  for (; i < argc; i++) {
     FILE *f = fopen(argv[i], "r+b");
-    static unsigned char b[1 << 24];
     size_t n = f ? fread(b, 1, sizeof(b), f) : 0;
     XXH128_canonical_t c;
     if (n < 56) return 1;
@@ -80,15 +109,22 @@ int main(int argc, char **argv) {
   return 0;
 }
 EOF
-${CC:-cc} -O2 -o fixsum fixsum.c -lxxhash || {
-  echo "Bail out! cannot build the checksum tool (libxxhash-dev)"; exit 1; }
+${CC:-cc} -O2 -o fixsum fixsum.c -lsodium -lxxhash || {
+  echo "Bail out! cannot build the entry tool (libsodium-dev, libxxhash-dev)"
+  exit 1; }
 
 # rewrite HOW FILE...: edit entry files as an attacker would, then fix
 # their checksum. HOW "unsign" drops the SIGN section (what a writer
 # without a key writes); "forge" puts new code in VARI (the sums become
-# 4242), keeping the signature.
+# 4242), keeping the signature; "resign" drops the signature and signs
+# again with k2.
 rewrite () {
   _how=$1; shift
+  if [ "$_how" = resign ]; then
+    rewrite unsign "$@" &&
+    for _f in "$@"; do "$TRASH/fixsum" -s "$TRASH/k2" "$_f" || return 1; done
+    return
+  fi
   python3 - "$_how" "$@" <<'EOF' && "$TRASH/fixsum" "$@"
 import struct, sys
 how = sys.argv[1]
@@ -190,14 +226,34 @@ test_expect_success 'entries signed by k2 are refused: a search (optimize)' '
   test "$(grep -c "is refused" err)" = 1 && want_original .
 '
 
-test_expect_success 'unsigned entries are refused and counted' '
+# put_back: the remote holds machine A's signed entries again.
+put_back () {
   rm -f $(objects) &&
-  for f in "$TRASH"/signed/*; do
-    k=$(basename "$f") &&
-    mkdir -p "$NGINX_DIR/store/cache/$(echo $k | cut -c1-2)" &&
-    cp "$f" "$NGINX_DIR/store/cache/$(echo $k | cut -c1-2)/$k" || exit 1
-  done &&
-  rewrite unsign $(objects) && ! grep -q SIGN $(objects) &&
+  for _f in "$TRASH"/signed/*; do
+    _k=$(basename "$_f") &&
+    mkdir -p "$NGINX_DIR/store/cache/$(echo $_k | cut -c1-2)" &&
+    cp "$_f" "$NGINX_DIR/store/cache/$(echo $_k | cut -c1-2)/$_k" || return 1
+  done
+}
+
+test_expect_success 'k1 entries re-signed by k2 are refused and counted' '
+  put_back && rewrite resign $(objects) && grep -q SIGN $(objects) &&
+  checkout r &&
+  MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
+    MAXCODE_MODE=cache on_machine R run_make >out 2>err &&
+  want_original . &&
+  test "$(stat_on R remote_untrusted)" = 2 &&
+  test "$(stat_on R remote_corrupt)" = 0 &&
+  contains err "signed by a key not trusted here (maxcode-ed25519 $(cut -d" " -f2 "$TRASH/k2.pub"))" &&
+  checkout r3 &&
+  MAXCODE_TRUSTED_KEYS=$TRASH/k2.pub MAXCODE_REMOTE=$NGINX_URL \
+    MAXCODE_MODE=cache on_machine R3 run_make >out 2>err &&
+  test "$(stat_on R3 remote_hits)" = 2 &&
+  test "$(stat_on R3 remote_untrusted)" = 0
+'
+
+test_expect_success 'unsigned entries are refused and counted' '
+  put_back && rewrite unsign $(objects) && ! grep -q SIGN $(objects) &&
   checkout d &&
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine D run_make >out 2>err &&
@@ -208,11 +264,7 @@ test_expect_success 'unsigned entries are refused and counted' '
 '
 
 test_expect_success 'forged entries with a valid checksum are refused' '
-  for f in "$TRASH"/signed/*; do
-    k=$(basename "$f") &&
-    cp "$f" "$NGINX_DIR/store/cache/$(echo $k | cut -c1-2)/$k" || exit 1
-  done &&
-  rewrite forge $(objects) && grep -q 4242 $(objects) &&
+  put_back && rewrite forge $(objects) && grep -q 4242 $(objects) &&
   checkout e &&
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine E run_make >out 2>err &&
