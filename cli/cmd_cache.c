@@ -22,12 +22,18 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-/* Open the cache named by the settings. */
+/* Open the cache named by the settings. With KEYS (may be NULL), the
+ * keys an archive needs: for an import (SUB "import"), those it trusts
+ * (MAXCODE_TRUSTED_KEYS) for what comes from outside; for an export, the
+ * secret key (MAXCODE_SIGNING_KEY) that signs an entry rewritten as it
+ * leaves (share.h). A key file that cannot be read is an error. */
 static int
-open_cache(struct mc_cache *c)
+open_cache(struct mc_cache *c, struct mc_sign_keys *keys, const char *sub)
 {
     struct mc_err err = MC_ERR_INIT;
     struct mc_conf conf;
+    enum mc_setting_id id = MC_SET_SIGNING_KEY;
+    const char *path;
     int rc;
 
     if (mc_conf_load(&conf, NULL, NULL, &err)) {
@@ -36,6 +42,18 @@ open_cache(struct mc_cache *c)
     }
     rc = mc_cache_init(c, mc_conf_get(&conf, MC_SET_CACHE_DIR), &err) ? -1
                                                                       : 0;
+    if (keys && !strcmp(sub, "import"))
+        id = MC_SET_TRUSTED_KEYS;
+    path = mc_conf_get(&conf, id);
+    if (!rc && keys && *path) {
+        c->keys = keys;
+        if (id == MC_SET_TRUSTED_KEYS
+                ? mc_sign_load_trusted(keys, path, &err)
+                : mc_sign_load_secret(keys, path, &err)) {
+            mc_error("%s: %s", mc_conf_name(id), err.msg);
+            rc = -1;
+        }
+    }
     mc_conf_release(&conf);
     return rc;
 }
@@ -196,7 +214,7 @@ mc_show_lookup(const char *what, struct mc_entry *e, cJSON **m)
     int found = -1;
 
     *m = NULL;
-    if (open_cache(&c))
+    if (open_cache(&c, NULL, NULL))
         goto out;
     if (mc_is_key(what)) {
         memcpy(key, what, sizeof(key));
@@ -421,6 +439,11 @@ import_items(struct mc_cache *c, struct mc_archive_reader *r,
             mc_error("import: entry %llu (%s): %s; skipped",
                      (unsigned long long)it.index, it.key, why.msg);
             ++*bad;
+        } else if (rc == MC_EUNTRUSTED) {
+            mc_error("import: entry %llu (%s): refused, %s "
+                     "(MAXCODE_TRUSTED_KEYS); skipped",
+                     (unsigned long long)it.index, it.key, why.msg);
+            ++*bad;
         } else if (rc) {
             mc_error("import: entry %llu (%s): %s",
                      (unsigned long long)it.index, it.key, why.msg);
@@ -471,6 +494,7 @@ int
 mc_cmd_cache(int argc, char **argv)
 {
     struct mc_cache c = {NULL};
+    struct mc_sign_keys keys;
     struct mc_err err = MC_ERR_INIT;
     const char *sub = argc > 1 ? argv[1] : NULL;
     int archive = sub && (!strcmp(sub, "export") || !strcmp(sub, "import"));
@@ -496,8 +520,12 @@ mc_cmd_cache(int argc, char **argv)
         return mc_usage_error("cache %s: unexpected argument '%s'", sub,
                               argv[2]);
     }
-    if (open_cache(&c))
+    mc_sign_keys_init(&keys);
+    if (open_cache(&c, archive ? &keys : NULL, sub)) {
+        mc_cache_release(&c);
+        mc_sign_keys_release(&keys);
         return 1;
+    }
     if (!strcmp(sub, "list")) {
         status = cache_list(&c);
     } else if (!strcmp(sub, "verify")) {
@@ -518,5 +546,6 @@ mc_cmd_cache(int argc, char **argv)
             status = (printf("removed %zu entries\n", removed), 0);
     }
     mc_cache_release(&c);
+    mc_sign_keys_release(&keys);
     return status;
 }

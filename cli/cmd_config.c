@@ -2,7 +2,10 @@
 /*
  * cmd_config.c: `maxcode config [--json]` prints every setting, its value
  * and where it came from (the settings table in conf.c). Secret values
- * are never shown, only whether they are set. Two options the manual
+ * are never shown, only whether they are set. After the table, what the
+ * key files make of entries (trust()): signed here or not, and checked
+ * when they come from outside or trusted as they come; a key file that
+ * cannot be read is an error. Two options the manual
  * does not list, --list-settings and --list-options, print the names in
  * the settings table and in the options table (target.c), for the test
  * that maxcode(7) documents each of them (tests/t0093-manpages.sh).
@@ -11,6 +14,7 @@
 #include "commands.h"
 #include "conf.h"
 #include "log.h"
+#include "sign.h"
 #include "target.h"
 
 #include <cjson/cJSON.h>
@@ -62,6 +66,52 @@ out:
     return status;
 }
 
+/*
+ * What MAXCODE_SIGNING_KEY and MAXCODE_TRUSTED_KEYS of C mean, in words
+ * (the key files read and checked; the secret key never shown, only its
+ * public half); 1, having said why on stderr, when one cannot be used.
+ */
+static int
+trust(const struct mc_conf *c)
+{
+    const char *secret = mc_conf_get(c, MC_SET_SIGNING_KEY),
+               *trusted = mc_conf_get(c, MC_SET_TRUSTED_KEYS);
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_sign_keys k;
+    char pub[MC_SIGN_KEY_TEXT];
+    int status = 0;
+
+    mc_sign_keys_init(&k);
+    putchar('\n');
+    if (!*secret) {
+        printf("Entries stored here are not signed (MAXCODE_SIGNING_KEY "
+               "is not set).\n");
+    } else if (mc_sign_load_secret(&k, secret, &err)) {
+        mc_error("MAXCODE_SIGNING_KEY: %s", err.msg);
+        status = 1;
+    } else {
+        mc_sign_key_text(k.public, pub);
+        printf("Entries stored here are signed by maxcode-ed25519 %s.\n",
+               pub);
+    }
+    mc_err_clear(&err);
+    if (!*trusted) {
+        printf("MAXCODE_TRUSTED_KEYS is not set: entries from a remote "
+               "cache or an\narchive are trusted as they come (their "
+               "checksum and key are checked,\nnot who wrote them; "
+               "doc/sharing.md).\n");
+    } else if (mc_sign_load_trusted(&k, trusted, &err)) {
+        mc_error("MAXCODE_TRUSTED_KEYS: %s", err.msg);
+        status = 1;
+    } else {
+        printf("Entries from a remote cache or an archive are stored only "
+               "when signed by\na key of '%s' (%zu key%s).\n", trusted,
+               k.n_trusted, k.n_trusted == 1 ? "" : "s");
+    }
+    mc_sign_keys_release(&k);
+    return status;
+}
+
 /* Each setting's variable name, or each option's key, one a line. */
 static int
 list_names(int options)
@@ -107,7 +157,7 @@ mc_cmd_config(int argc, char **argv)
             printf("%-21s = %-24s (%s)\n", mc_conf_name(id),
                    shown_value(&c, id), mc_conf_where(&c, id));
         }
-        status = 0;
+        status = trust(&c);
     }
     mc_conf_release(&c);
     return status;

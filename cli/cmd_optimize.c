@@ -44,6 +44,7 @@
 #include "paths.h"
 #include "prompt.h"
 #include "remote.h"
+#include "sign.h"
 #include "spawn.h"
 #include "target.h"
 #include "target_setup.h"
@@ -462,6 +463,8 @@ struct run {
     int strict;                 /* MAXCODE_STRICT=1 */
     char key[MC_KEY_HEX + 1];
     struct mc_cache cache;
+    struct mc_sign_keys keys;   /* MAXCODE_SIGNING_KEY and
+                                 * MAXCODE_TRUSTED_KEYS (cache.keys) */
     struct mc_buf vpath;        /* the variant file */
     int lock;                   /* the key's lock, or -1 */
     int store;                  /* the entry goes into the cache */
@@ -470,6 +473,7 @@ struct run {
                                  * CUDA device): not one under
                                  * MAXCODE_STRICT=1 either */
     int hit;                    /* the cache had the entry */
+    int untrusted;              /* the remote's was refused (sign.h) */
     struct mc_remote remote;    /* MAXCODE_REMOTE, when remote_state>0 */
     int remote_state;           /* 0 not looked at, 1 ready, -1 none */
     struct mc_cuda_probe gpu;   /* a CUDA target's device probe */
@@ -502,6 +506,7 @@ run_init(struct run *r)
     r->reason = "no proposer";
     r->oc = oc;
     mc_entry_init(&r->e);
+    mc_sign_keys_init(&r->keys);
     mc_buf_init(&r->vpath);
     mc_buf_init(&r->src);
 }
@@ -518,6 +523,7 @@ run_release(struct run *r)
     mc_entry_release(&r->e);
     mc_remote_release(&r->remote);
     mc_cache_release(&r->cache);
+    mc_sign_keys_release(&r->keys);
     mc_target_setup_release(&r->ts);
     mc_buf_release(&r->vpath);
     mc_buf_release(&r->src);
@@ -525,18 +531,39 @@ run_release(struct run *r)
 
 /* ---- the remote cache ---- */
 
-/* The marker of a remote failure in this make run (MAXCODE_SESSION, set
- * by the plugin for the top make and inherited by sub-makes and
- * recipes), into B; 0 when there is no session (a command by hand). */
+/* The marker of KIND in this make run (MAXCODE_SESSION, set by the
+ * plugin for the top make and inherited by sub-makes and recipes), into
+ * B: KIND "remote-down" marks a remote failure, "untrusted" a refused
+ * entry. 0 when there is no session (a command by hand). */
 static int
-session_marker(const struct run *r, struct mc_buf *b)
+session_marker(const struct run *r, const char *kind, struct mc_buf *b)
 {
     const char *s = getenv("MAXCODE_SESSION");
 
     if (!s || !*s || strchr(s, '/'))
         return 0;
-    mc_buf_addf(b, "%s/remote-down/%s", r->cache.dir, s);
+    mc_buf_addf(b, "%s/%s/%s", r->cache.dir, kind, s);
     return !mc_buf_status(b);
+}
+
+/* Whether this is the first time in this make run that KIND happened
+ * (always, without a session): the first leaves its marker. */
+static int
+first_in_build(const struct run *r, const char *kind)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf m = MC_BUF_INIT;
+    int first = 1;
+
+    if (session_marker(r, kind, &m) && !mc_file_mkdirs_for(m.s, &err)) {
+        int fd = open(m.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+        first = fd >= 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    mc_buf_release(&m);
+    return first;
 }
 
 /* Whether the remote already failed in this make run. */
@@ -544,7 +571,8 @@ static int
 remote_down(const struct run *r)
 {
     struct mc_buf m = MC_BUF_INIT;
-    int down = session_marker(r, &m) && access(m.s, F_OK) == 0;
+    int down = session_marker(r, "remote-down", &m) &&
+               access(m.s, F_OK) == 0;
 
     mc_buf_release(&m);
     return down;
@@ -556,30 +584,22 @@ remote_down(const struct run *r)
 static void
 remote_failed(struct run *r, const char *msg)
 {
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_buf m = MC_BUF_INIT;
-    int first = 1;
-
     r->d.n[MC_STAT_REMOTE_ERRORS]++;
     r->remote_state = -1; /* this run leaves it alone from now on */
-    if (session_marker(r, &m) && !mc_file_mkdirs_for(m.s, &err)) {
-        int fd = open(m.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
-        first = fd >= 0;
-        if (fd >= 0)
-            close(fd);
-    }
-    if (first)
+    if (first_in_build(r, "remote-down"))
         mc_error("warning: %s; going on without the remote cache for "
                  "this build", msg);
-    mc_buf_release(&m);
 }
 
 /* Set R->remote up when MAXCODE_REMOTE is set and the remote did not
- * fail earlier in this make run; 0 when there is none to use. */
+ * fail earlier in this make run, with the keys it trusts
+ * (MAXCODE_TRUSTED_KEYS): a file that cannot be read is a failure, as
+ * the remote's own, since none of its entries could be checked; 0 when
+ * there is none to use. */
 static int
 remote_ready(struct run *r)
 {
+    const char *trusted = mc_conf_get(&r->t->conf, MC_SET_TRUSTED_KEYS);
     struct mc_err err = MC_ERR_INIT;
     enum mc_code rc;
 
@@ -589,6 +609,8 @@ remote_ready(struct run *r)
     rc = mc_remote_init(&r->remote, &r->t->conf, &err);
     if (rc == MC_ENOENT || remote_down(r))
         return 0;
+    if (!rc && *trusted)
+        rc = mc_sign_load_trusted(&r->keys, trusted, &err);
     if (rc) {
         remote_failed(r, err.msg);
         return 0;
@@ -597,9 +619,25 @@ remote_ready(struct run *r)
     return 1;
 }
 
-/* A local miss: the entry from the remote cache, checked by its
- * checksum, for this key and this machine's headers, then stored
- * locally. 1 on a remote hit. */
+/* An entry refused by mc_cache_import() for its signature (counted
+ * there): said once per make run; the search or the original takes
+ * its place. */
+static void
+remote_untrusted(const struct run *r, const char *why)
+{
+    if (first_in_build(r, "untrusted"))
+        mc_error("warning: %s: the remote entry %s is refused, %s; %s "
+                 "(MAXCODE_TRUSTED_KEYS; further refusals in this build "
+                 "are counted as remote_untrusted, not told)",
+                 r->t->source, r->key, why,
+                 strcmp(r->mode, "optimize") && strcmp(r->mode, "refresh")
+                     ? "using the original" : "searching");
+}
+
+/* A local miss: the entry from the remote cache, through the way in
+ * for entries from outside (mc_cache_import(): its checksum, this key,
+ * its signature when MAXCODE_TRUSTED_KEYS is set, this machine's
+ * headers), stored locally as it came. 1 on a remote hit. */
 static int
 fetch_remote(struct run *r)
 {
@@ -621,24 +659,30 @@ fetch_remote(struct run *r)
         mc_info("%s: %s; not used", r->t->source, err.msg);
     } else if (rc) {
         remote_failed(r, err.msg);
-    } else if (mc_entry_decode(body.s, body.len, &r->e, &err) ||
-               strcmp(r->e.key, r->key)) {
+    } else if ((rc = mc_cache_import(&r->cache, r->key, body.s, body.len,
+                                     MC_IMPORT_INCLUDES, &r->e, NULL,
+                                     &err)) == MC_ESYNTAX) {
         r->d.n[MC_STAT_REMOTE_CORRUPT]++;
         mc_info("%s: the remote entry %s is corrupt (%s); not used",
-                r->t->source, r->key,
-                err.code ? err.msg : "it holds another key");
-    } else if (!mc_entry_includes_valid(&r->e)) {
+                r->t->source, r->key, err.msg);
+    } else if (rc == MC_EUNTRUSTED) {
+        r->untrusted = 1;
+        remote_untrusted(r, err.msg);
+    } else if (rc == MC_ENOENT) {
         r->d.n[MC_STAT_REMOTE_MISSES]++;
         mc_verbose("%s: the remote entry's headers differ here",
                    r->t->source);
-    } else {
+    } else if (rc == MC_OK || rc == MC_EIO) {
         r->d.n[MC_STAT_REMOTE_HITS]++;
         mc_verbose("%s: key %s is in the remote cache", r->t->source,
                    r->key);
-        if (mc_cache_put(&r->cache, &r->e, &err))
+        if (rc) /* a full disk, say: used all the same */
             mc_info("%s: cannot store the remote entry: %s", r->t->source,
                     err.msg);
         hit = 1;
+    } else {
+        mc_info("%s: the remote entry %s is not used: %s", r->t->source,
+                r->key, err.msg);
     }
     if (!hit) {
         mc_entry_release(&r->e);
@@ -662,9 +706,9 @@ push_remote(struct run *r)
 
     if (!remote_ready(r) || r->remote.read_only)
         return;
-    if (mc_entry_encode(&r->e, &data) ||
+    if (mc_cache_encode(&r->cache, &r->e, &data, &err) ||
         mc_share_entry(data.s, data.len, getcwd(cwd, sizeof(cwd)),
-                       &shared, &changed, &err)) {
+                       r->cache.keys, &shared, &changed, &err)) {
         mc_error("%s: not stored in the remote cache: %s", r->t->source,
                  err.code ? err.msg : "out of memory, or too large");
         goto out;
@@ -786,6 +830,27 @@ key_differs(struct run *r)
     }
 }
 
+/* MAXCODE_SIGNING_KEY, when set, for every entry this run stores (and
+ * so pushes): one that cannot be used stores nothing, and so searches
+ * nothing, rather than publish unsigned entries; said once per make
+ * run, and in the outcome line. */
+static void
+load_signing_key(struct run *r)
+{
+    const char *path = mc_conf_get(&r->t->conf, MC_SET_SIGNING_KEY);
+    struct mc_err err = MC_ERR_INIT;
+
+    if (!*path || !mc_sign_load_secret(&r->keys, path, &err))
+        return;
+    snprintf(r->why, sizeof(r->why), "not searched, as its result could "
+             "not be signed: MAXCODE_SIGNING_KEY: %s", err.msg);
+    r->reason = r->why;
+    r->store = 0;
+    if (first_in_build(r, "no-signing-key"))
+        mc_error("warning: MAXCODE_SIGNING_KEY: %s; nothing is searched "
+                 "or stored in this build", err.msg);
+}
+
 /* The key (--key when the inputs changed since make's parse), the
  * variant file's path and the key's lock, held to the end. */
 static int
@@ -807,6 +872,9 @@ step_lock(struct run *r)
         mc_error("out of memory");
         return 1;
     }
+    r->cache.keys = &r->keys;
+    if (r->store)
+        load_signing_key(r);
     if (r->store && mc_cache_lock(&r->cache, r->key, &r->lock, &err)) {
         /* A cache that cannot be written (read-only, gone, no room for
          * the lock): nothing found could be kept, so nothing is
@@ -875,7 +943,10 @@ step_look_up(struct run *r)
         /* Never search; the rule's target is the original. */
         r->store = 0;
         r->benign = 1;
-        r->reason = "mode cache: no entry, here or in the remote cache";
+        r->reason = r->untrusted ? "mode cache: the remote entry is not "
+                                   "signed by a trusted key"
+                                 : "mode cache: no entry, here or in the "
+                                   "remote cache";
         return STEP_NEXT;
     }
     if (!strcmp(r->mode, "cache")) {

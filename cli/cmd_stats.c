@@ -77,7 +77,7 @@ print_remote(const struct mc_stats *s, const char *remote)
                  n[MC_STAT_REMOTE_CORRUPT]);
     char v[32];
     size_t k;
-    int any = *remote != '\0';
+    int any = *remote != '\0' || n[MC_STAT_REMOTE_UNTRUSTED];
 
     for (k = MC_STAT_REMOTE_HITS; k <= MC_STAT_REMOTE_BYTES_OUT; k++)
         any |= n[k] != 0;
@@ -87,6 +87,8 @@ print_remote(const struct mc_stats *s, const char *remote)
     count_row(2, "Hits:", n[MC_STAT_REMOTE_HITS], looked);
     count_row(2, "Misses:", n[MC_STAT_REMOTE_MISSES], looked);
     count_row(2, "Corrupt:", n[MC_STAT_REMOTE_CORRUPT], looked);
+    /* Refused for their signature, from a remote or an archive. */
+    count_row(2, "Untrusted:", n[MC_STAT_REMOTE_UNTRUSTED], 0);
     count_row(2, "Errors:", n[MC_STAT_REMOTE_ERRORS], 0);
     count_row(2, "Stores:", n[MC_STAT_REMOTE_STORES], 0);
     mc_human_size(n[MC_STAT_REMOTE_BYTES_IN], v, sizeof(v));

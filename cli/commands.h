@@ -68,6 +68,10 @@ int mc_cmd_report(int argc, char **argv);
  * the cache; an archive of it to move it between machines. */
 int mc_cmd_cache(int argc, char **argv);
 
+/* `maxcode key generate -o PREFIX [--comment TEXT]`: a key pair for
+ * signing cache entries, PREFIX and PREFIX.pub (cmd_key.c). */
+int mc_cmd_key(int argc, char **argv);
+
 /* `maxcode cuda [--json] [--refresh]`: the CUDA device probe. */
 int mc_cmd_cuda(int argc, char **argv);
 

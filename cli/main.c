@@ -39,6 +39,7 @@ static const char usage_text[] =
     "       maxcode cache list | clean | trim --max-size SIZE | verify\n"
     "       maxcode cache export FILE | import FILE\n"
     "       maxcode config [--json]\n"
+    "       maxcode key generate -o PREFIX [--comment TEXT]\n"
     "       maxcode cuda [--json] [--refresh]\n"
     "       maxcode rollouts export [-o FILE] [--split SHARE] [KEY...]\n"
     "       maxcode gvf train [-o MODEL] [--split SHARE]\n";
@@ -100,6 +101,10 @@ static const char help_text[] =
     "one\n"
     "  config [--json]  print every setting, its value and where it came "
     "from\n"
+    "  key generate -o PREFIX [--comment TEXT]\n"
+    "                   a key pair to sign cache entries: PREFIX (secret, "
+    "0600)\n"
+    "                   and PREFIX.pub (for MAXCODE_TRUSTED_KEYS)\n"
     "  cuda [--json] [--refresh]\n"
     "                   the CUDA devices this machine has (probed once per "
     "boot)\n"
@@ -172,6 +177,7 @@ static const struct command commands[] = {
     {"--cflags", mc_cmd_cflags},
     {"cuda", mc_cmd_cuda},
     {"config", mc_cmd_config},
+    {"key", mc_cmd_key},
     {"optimize", mc_cmd_optimize},
     {"eval", mc_cmd_eval},
     {"show", mc_cmd_show},

@@ -81,12 +81,12 @@ mc_archive_writer_release(struct mc_archive_writer *w)
 }
 
 /* Add the entry file of ITEM to W, as it leaves this machine (share.h:
- * make's directory taken from its manifest), or tell NOTE why it is left
- * out. */
+ * make's directory taken from its manifest; signed anew with KEYS, may
+ * be NULL, when rewritten), or tell NOTE why it is left out. */
 static enum mc_code
-export_one(struct mc_archive_writer *w, const struct mc_cache_item *item,
-           struct mc_buf *raw, mc_archive_note_fn note, void *ctx,
-           struct mc_err *err)
+export_one(struct mc_archive_writer *w, const struct mc_sign_keys *keys,
+           const struct mc_cache_item *item, struct mc_buf *raw,
+           mc_archive_note_fn note, void *ctx, struct mc_err *err)
 {
     struct mc_err why = MC_ERR_INIT;
     struct mc_buf shared = MC_BUF_INIT;
@@ -105,7 +105,8 @@ export_one(struct mc_archive_writer *w, const struct mc_cache_item *item,
         rc = mc_err_set(&why, MC_ESYNTAX, "entry holds key %s", e.key);
     mc_entry_release(&e);
     if (!rc)
-        rc = mc_share_entry(raw->s, raw->len, NULL, &shared, &changed, &why);
+        rc = mc_share_entry(raw->s, raw->len, NULL, keys, &shared,
+                            &changed, &why);
     if (rc == MC_ENOMEM) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     } else if (rc) {
@@ -139,7 +140,7 @@ mc_archive_export(struct mc_cache *c, int fd, mc_archive_note_fn note,
         return rc;
     rc = mc_archive_writer_start(&w, fd, err);
     for (i = 0; !rc && i < items.n; i++)
-        rc = export_one(&w, &items.v[i], &raw, note, ctx, err);
+        rc = export_one(&w, c->keys, &items.v[i], &raw, note, ctx, err);
     if (!rc)
         rc = mc_archive_writer_finish(&w, err);
     if (!rc && n)
@@ -365,31 +366,6 @@ enum mc_code
 mc_archive_store(struct mc_cache *c, const struct mc_archive_item *it,
                  int *present, struct mc_err *err)
 {
-    struct mc_buf path = MC_BUF_INIT, old = MC_BUF_INIT;
-    struct mc_entry e;
-    enum mc_code rc;
-
-    *present = 0;
-    mc_entry_init(&e);
-    rc = mc_entry_decode(it->entry.s, it->entry.len, &e, err);
-    if (!rc && strcmp(e.key, it->key))
-        rc = mc_err_set(err, MC_ESYNTAX, "entry holds key %s", e.key);
-    if (rc)
-        goto out;
-    if (mc_cache_path(c, it->key, ".mce", &path)) {
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-        goto out;
-    }
-    if (mc_file_read(path.s, &old, NULL) == MC_OK &&
-        old.len == it->entry.len &&
-        !memcmp(old.s, it->entry.s, old.len)) {
-        *present = 1;
-        goto out;
-    }
-    rc = mc_cache_put_bytes(c, it->key, it->entry.s, it->entry.len, err);
-out:
-    mc_entry_release(&e);
-    mc_buf_release(&path);
-    mc_buf_release(&old);
-    return rc;
+    return mc_cache_import(c, it->key, it->entry.s, it->entry.len, 0, NULL,
+                           present, err);
 }

@@ -128,11 +128,14 @@ enum mc_code mc_archive_next(struct mc_archive_reader *r,
 void mc_archive_reader_release(struct mc_archive_reader *r);
 
 /*
- * Check IT's entry (mc_entry_decode(): magic, version, lengths,
- * checksum) and that it holds IT's key, and store it in C as it is
- * (mc_cache_put_bytes()), unless C has these very bytes under that key
- * already: then *PRESENT is 1 and nothing is written. MC_ESYNTAX with
- * the reason ("checksum mismatch") when the entry is bad: nothing is
+ * Check IT's entry and store it in C through mc_cache_import(), the way
+ * in for every entry from outside: it must decode (magic, version,
+ * lengths, checksum) and hold IT's key, and, when C's keys have trusted
+ * keys configured, be signed by one of them. It is stored as it is,
+ * unless C has these very bytes under that key already: then *PRESENT
+ * is 1 and nothing is written. MC_ESYNTAX with the reason ("checksum
+ * mismatch") when the entry is bad, MC_EUNTRUSTED (counted as
+ * remote_untrusted) when it is not signed by a trusted key: nothing is
  * stored. MC_EIO when C cannot be written.
  */
 enum mc_code mc_archive_store(struct mc_cache *c,

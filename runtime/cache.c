@@ -19,6 +19,7 @@
 #define TRAILER_LEN   16
 #define SECTION_HDR   12   /* a section's tag (4) and length (u64) */
 #define SECTIONS      3    /* MANI, VARI, INCL; and TRAJ when not empty */
+#define SIGN_DATA     (MC_SIGN_PUBLIC_LEN + MC_SIGN_BYTES) /* SIGN's */
 #define TOUCH_GRAIN_S 60   /* LRU needs no finer grain than minutes */
 #define STALE_TMP_S   3600 /* a temporary file this old was left by a
                             * writer killed mid-store */
@@ -31,7 +32,7 @@ static const char *const stat_names[MC_STAT__COUNT] = {
     "remote_stores", "remote_bytes_in", "remote_bytes_out",
     "fallback_no_speedup", "fallback_incorrect", "fallback_no_build",
     "fallback_no_model", "fallback_no_device", "fallback_budget",
-    "fallback_other", "search_ms",
+    "fallback_other", "search_ms", "remote_untrusted",
 };
 
 const char *
@@ -44,6 +45,7 @@ enum mc_code
 mc_cache_init(struct mc_cache *c, const char *dir, struct mc_err *err)
 {
     c->dir = mc_strdup(dir);
+    c->keys = NULL;
     if (!c->dir)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     return MC_OK;
@@ -54,6 +56,7 @@ mc_cache_release(struct mc_cache *c)
 {
     mc_free(c->dir);
     c->dir = NULL;
+    c->keys = NULL;
 }
 
 void
@@ -307,9 +310,13 @@ mc_cache_forget_includes(void)
     memo_n = memo_cap = 0;
 }
 
-enum mc_code
-mc_cache_put_bytes(struct mc_cache *c, const char *key, const void *data,
-                   size_t len, struct mc_err *err)
+/* Store the LEN bytes at DATA, an entry file that mc_cache_import()
+ * or mc_cache_put() checked or made, under KEY as they are (sections
+ * this version does not know included): temp file, then rename.
+ * MC_EINVAL when KEY is not a key; MC_EIO. */
+static enum mc_code
+put_bytes(struct mc_cache *c, const char *key, const void *data,
+          size_t len, struct mc_err *err)
 {
     struct mc_buf path = MC_BUF_INIT;
     enum mc_code rc;
@@ -328,6 +335,153 @@ out:
     return rc;
 }
 
+/* ---- signatures (the SIGN section) and the way in from outside ---- */
+
+/*
+ * The SIGN section of the entry at P (LEN bytes, whose framing
+ * mc_entry_decode() checked): *OFF, where it begins. MC_ENOENT (no
+ * message) when there is none; MC_EUNTRUSTED when it is not the last
+ * section, not the only one or not SIGN_DATA bytes long.
+ */
+static enum mc_code
+find_signature(const uint8_t *p, size_t len, size_t *off,
+               struct mc_err *err)
+{
+    size_t at = HEADER_LEN, found = 0, end = len - TRAILER_LEN;
+    int n = 0;
+
+    while (at + SECTION_HDR <= end) {
+        uint64_t k = mc_le_get64(p + at + 4);
+
+        if (k > end - at - SECTION_HDR)
+            break;
+        if (!memcmp(p + at, "SIGN", 4)) {
+            found = at;
+            n++;
+        }
+        at += SECTION_HDR + (size_t)k;
+    }
+    if (!n)
+        return MC_ENOENT;
+    if (n > 1 || found + SECTION_HDR + SIGN_DATA != end ||
+        mc_le_get64(p + found + 4) != SIGN_DATA)
+        return mc_err_set(err, MC_EUNTRUSTED, "its signature section is "
+                          "malformed or not the last");
+    *off = found;
+    return MC_OK;
+}
+
+/* Into B, the unsigned-entry of the entry at P whose SIGN section
+ * begins at OFF (the grammar in cache.h): what its signature covers. */
+static enum mc_code
+unsigned_entry(const uint8_t *p, size_t off, struct mc_buf *b)
+{
+    struct mc_digest sum;
+
+    mc_buf_reset(b);
+    if (mc_buf_add(b, p, off))
+        return MC_ENOMEM;
+    mc_le_put64((uint8_t *)b->s + 32, off - HEADER_LEN);
+    mc_hash_buffer(b->s, b->len, &sum);
+    return mc_buf_add(b, sum.b, TRAILER_LEN);
+}
+
+enum mc_code
+mc_entry_sign(struct mc_buf *b, const struct mc_sign_keys *k,
+              struct mc_err *err)
+{
+    struct mc_buf u = MC_BUF_INIT;
+    struct mc_entry e;
+    struct mc_digest sum;
+    uint8_t hdr[SECTION_HDR], sig[MC_SIGN_BYTES];
+    enum mc_code rc;
+    size_t off;
+
+    mc_entry_init(&e);
+    rc = mc_entry_decode(b->s, b->len, &e, err);
+    mc_entry_release(&e);
+    if (rc)
+        return mc_err_set(err, MC_EINVAL, "not an entry to sign");
+    rc = find_signature((const uint8_t *)b->s, b->len, &off, NULL);
+    if (rc == MC_EUNTRUSTED)
+        return mc_err_set(err, MC_EINVAL, "the entry's signature section "
+                          "is malformed");
+    if (rc == MC_OK) { /* signed already: sign its unsigned-entry */
+        if (unsigned_entry((const uint8_t *)b->s, off, &u)) {
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+            goto out;
+        }
+        mc_buf_reset(b);
+        if (mc_buf_add(b, u.s, u.len)) {
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    rc = mc_sign(k, b->s, b->len, sig, err);
+    if (rc)
+        goto out;
+    b->len -= TRAILER_LEN;
+    mc_le_put64((uint8_t *)b->s + 32,
+                b->len - HEADER_LEN + SECTION_HDR + SIGN_DATA);
+    memcpy(hdr, "SIGN", 4);
+    mc_le_put64(hdr + 4, SIGN_DATA);
+    mc_buf_add(b, hdr, sizeof(hdr));
+    mc_buf_add(b, k->public, MC_SIGN_PUBLIC_LEN);
+    mc_buf_add(b, sig, sizeof(sig));
+    if (mc_buf_status(b)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    mc_hash_buffer(b->s, b->len, &sum);
+    if (mc_buf_add(b, sum.b, TRAILER_LEN))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+out:
+    mc_buf_release(&u);
+    return rc;
+}
+
+enum mc_code
+mc_entry_check_signature(const void *data, size_t len,
+                         const struct mc_sign_keys *k, struct mc_err *err)
+{
+    const uint8_t *p = data;
+    struct mc_buf u = MC_BUF_INIT;
+    enum mc_code rc;
+    size_t off = 0;
+
+    rc = len < HEADER_LEN + TRAILER_LEN ? MC_ENOENT
+                                        : find_signature(p, len, &off, err);
+    if (rc == MC_ENOENT)
+        return mc_err_set(err, MC_EUNTRUSTED, "it is not signed");
+    if (rc)
+        return rc;
+    if (unsigned_entry(p, off, &u))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    else
+        rc = mc_sign_verify(k, u.s, u.len, p + off + SECTION_HDR,
+                            p + off + SECTION_HDR + MC_SIGN_PUBLIC_LEN,
+                            err);
+    mc_buf_release(&u);
+    return rc;
+}
+
+enum mc_code
+mc_cache_encode(const struct mc_cache *c, const struct mc_entry *e,
+                struct mc_buf *b, struct mc_err *err)
+{
+    enum mc_code rc = mc_entry_encode(e, b);
+
+    if (rc == MC_EINVAL)
+        return mc_err_set(err, MC_EINVAL, "entry %s: a bad key, or larger "
+                          "than an entry may be (%u MiB)", e->key,
+                          MC_ENTRY_MAX >> 20);
+    if (rc)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    if (c->keys && c->keys->can_sign)
+        return mc_entry_sign(b, c->keys, err);
+    return MC_OK;
+}
+
 enum mc_code
 mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
              struct mc_err *err)
@@ -335,16 +489,58 @@ mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
     struct mc_buf data = MC_BUF_INIT;
     enum mc_code rc;
 
-    rc = mc_entry_encode(e, &data);
-    if (rc == MC_EINVAL)
-        rc = mc_err_set(err, MC_EINVAL, "entry %s: a bad key, or larger "
-                        "than an entry may be (%u MiB)", e->key,
-                        MC_ENTRY_MAX >> 20);
-    else if (rc)
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-    else
-        rc = mc_cache_put_bytes(c, e->key, data.s, data.len, err);
+    rc = mc_cache_encode(c, e, &data, err);
+    if (!rc)
+        rc = put_bytes(c, e->key, data.s, data.len, err);
     mc_buf_release(&data);
+    return rc;
+}
+
+enum mc_code
+mc_cache_import(struct mc_cache *c, const char *key, const void *data,
+                size_t len, unsigned flags, struct mc_entry *e,
+                int *present, struct mc_err *err)
+{
+    struct mc_buf path = MC_BUF_INIT, old = MC_BUF_INIT;
+    struct mc_entry own;
+    enum mc_code rc;
+
+    if (present)
+        *present = 0;
+    mc_entry_init(&own);
+    if (!e)
+        e = &own;
+    rc = mc_entry_decode(data, len, e, err);
+    if (!rc && strcmp(e->key, key))
+        rc = mc_err_set(err, MC_ESYNTAX, "entry holds key %s", e->key);
+    if (rc)
+        goto out;
+    if (c->keys && c->keys->checks) {
+        rc = mc_entry_check_signature(data, len, c->keys, err);
+        if (rc == MC_EUNTRUSTED)
+            count_one(c, MC_STAT_REMOTE_UNTRUSTED);
+        if (rc)
+            goto out;
+    }
+    if ((flags & MC_IMPORT_INCLUDES) && !mc_entry_includes_valid(e)) {
+        rc = mc_err_set(err, MC_ENOENT, "its include files differ here");
+        goto out;
+    }
+    if (mc_cache_path(c, key, ".mce", &path)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (mc_file_read(path.s, &old, NULL) == MC_OK && old.len == len &&
+        !memcmp(old.s, data, len)) {
+        if (present)
+            *present = 1;
+        goto out;
+    }
+    rc = put_bytes(c, key, data, len, err);
+out:
+    mc_entry_release(&own);
+    mc_buf_release(&path);
+    mc_buf_release(&old);
     return rc;
 }
 

@@ -18,21 +18,37 @@
  *   key      = 16 bytes                                   ; binary key
  *   created  = i64                                        ; Unix seconds
  *   payload-len = u64
- *   payload  = *section
+ *   payload  = *section [signature]
  *   section  = tag length data
  *   tag      = "MANI" / "VARI" / "INCL" / "TRAJ"          ; 4 bytes
  *   length   = u64
+ *   signature = "SIGN" length public-key signed           ; the last
+ *                                                         ; section; length
+ *                                                         ; is 96
+ *   public-key = 32 OCTET                                 ; the signer's
+ *                                                         ; (sign.h)
+ *   signed   = 64 OCTET                                   ; Ed25519, over
+ *                                                         ; unsigned-entry
+ *   unsigned-entry = the entry without its signature: the header with
+ *              payload-len less 108, the sections before SIGN, and an
+ *              XXH3-128 trailer of those, i.e. the very bytes a writer
+ *              without a key writes
  *   trailer  = XXH3-128 of header and payload             ; 16 bytes
  * MANI is the manifest (JSON), VARI the variant source, INCL the include
  * records, one per line: 32 hex digits (mc_hash_file_hex() of the file:
  * XXH3-128 over its bytes framed as the key field "file"), a space, the
  * path. TRAJ, written only when the entry comes from a search, is its
  * trajectory: every node's code, feedback and critique (journal.h,
- * doc/internals/rollouts.md). Unknown tags are skipped. An entry is written to a temporary
+ * doc/internals/rollouts.md). SIGN, written by a machine with a signing
+ * key (MAXCODE_SIGNING_KEY), is outside what the key hashes and leaves
+ * the version alone: a reader that does not know it skips it, as it
+ * skips every unknown tag. An entry is written to a temporary
  * file in its directory and renamed into place, so a reader sees either
  * the whole old entry, the whole new one, or none. A reader that finds a
  * bad magic, version, length, key or checksum counts it (`corrupt`),
- * removes the file and reports a miss.
+ * removes the file and reports a miss. The local store is trusted as
+ * it is: signatures are checked where an entry from outside enters it,
+ * in mc_cache_import(), never on the plugin's hit path.
  */
 #ifndef MC_CACHE_H
 #define MC_CACHE_H
@@ -41,6 +57,7 @@
 #include <time.h>
 #include "buf.h"
 #include "hash.h"
+#include "sign.h"
 #include "status.h"
 
 #define MC_ENTRY_VERSION 1
@@ -54,6 +71,10 @@
 
 struct mc_cache {
     char *dir;
+    /* MAXCODE_SIGNING_KEY and MAXCODE_TRUSTED_KEYS (borrowed; NULL:
+     * entries are stored unsigned and those from outside taken as they
+     * come), set by the caller after mc_cache_init(). */
+    const struct mc_sign_keys *keys;
 };
 
 struct mc_entry {
@@ -100,6 +121,8 @@ enum mc_stat {
     MC_STAT_FALLBACK_BUDGET,
     MC_STAT_FALLBACK_OTHER,
     MC_STAT_SEARCH_MS,   /* milliseconds spent in searches */
+    MC_STAT_REMOTE_UNTRUSTED, /* entries from a remote or an archive
+                               * refused: not signed by a trusted key */
     MC_STAT__COUNT
 };
 
@@ -155,17 +178,56 @@ enum mc_code mc_entry_read_file(const char *path, struct mc_entry *e,
 int mc_entry_includes_valid(const struct mc_entry *e);
 void mc_cache_forget_includes(void);
 
-/* Store E under E->key: temp file, then rename. */
+/* Store E under E->key: temp file, then rename. Signed, when C has a
+ * signing key (mc_cache_encode()). */
 enum mc_code mc_cache_put(struct mc_cache *c, const struct mc_entry *e,
                           struct mc_err *err);
 
-/* Store the LEN bytes at DATA, an entry file that the caller checked
- * with mc_entry_decode() and found to hold KEY, under KEY as they are
- * (sections this version does not know included): temp file, then
- * rename. MC_EINVAL when KEY is not a key; MC_EIO. */
-enum mc_code mc_cache_put_bytes(struct mc_cache *c, const char *key,
-                                const void *data, size_t len,
-                                struct mc_err *err);
+/* mc_entry_encode() of E into B, signed (mc_entry_sign()) when C has a
+ * signing key: the bytes mc_cache_put() stores and a push sends. */
+enum mc_code mc_cache_encode(const struct mc_cache *c,
+                             const struct mc_entry *e, struct mc_buf *b,
+                             struct mc_err *err);
+
+/*
+ * Sign B, an encoded entry, with K's secret key: its SIGN section, put
+ * in place of any it had, and its trailer made anew (the grammar
+ * above). MC_EINVAL when B does not decode or K cannot sign; MC_ENOMEM.
+ */
+enum mc_code mc_entry_sign(struct mc_buf *b, const struct mc_sign_keys *k,
+                           struct mc_err *err);
+
+/*
+ * Whether the entry at DATA (LEN bytes, which mc_entry_decode() took)
+ * is signed by one of K's trusted keys: MC_OK, or MC_EUNTRUSTED with
+ * why ("it is not signed", "signed by a key not trusted here (...)",
+ * "its signature does not verify (...)"); MC_ENOMEM.
+ */
+enum mc_code mc_entry_check_signature(const void *data, size_t len,
+                                      const struct mc_sign_keys *k,
+                                      struct mc_err *err);
+
+#define MC_IMPORT_INCLUDES 1 /* mc_cache_import(): only when the include
+                              * records hold here */
+
+/*
+ * The one way in to C for an entry from outside (a remote's answer, an
+ * archive's item): the LEN bytes at DATA, for KEY. In order: they must
+ * decode (mc_entry_decode()) and hold KEY, else MC_ESYNTAX; when C's
+ * keys have trusted keys configured (keys->checks), be signed by one of
+ * them (mc_entry_check_signature()), else MC_EUNTRUSTED, counted as
+ * remote_untrusted here; with MC_IMPORT_INCLUDES in FLAGS, have include
+ * records that match this machine's files, else MC_ENOENT. Then they
+ * are stored as they are, signature included (mc_cache_put_bytes()),
+ * unless C has these very bytes under KEY already: *PRESENT (may be
+ * NULL) is then 1. E (may be NULL; set up by the caller) gets the
+ * decoded entry. MC_EIO when C cannot be written; ERR says why in each
+ * case. Nothing is stored unless MC_OK is returned.
+ */
+enum mc_code mc_cache_import(struct mc_cache *c, const char *key,
+                             const void *data, size_t len, unsigned flags,
+                             struct mc_entry *e, int *present,
+                             struct mc_err *err);
 
 /* Mark E (read by mc_cache_get) as recently used, for LRU trimming: its
  * file's mtime, unless that is under a minute old. */

@@ -124,6 +124,12 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_REMOTE_INSECURE] = {"MAXCODE_REMOTE_INSECURE", NULL, K_ENUM, "0",
                                 "0 1", 0, 0, "1: send the token over http:// "
                                 "beyond the loopback"},
+    [MC_SET_SIGNING_KEY] = {"MAXCODE_SIGNING_KEY", NULL, K_STRING, "", NULL,
+                            0, 0, "secret key file: sign every entry "
+                            "stored"},
+    [MC_SET_TRUSTED_KEYS] = {"MAXCODE_TRUSTED_KEYS", NULL, K_STRING, "",
+                             NULL, 0, 0, "public keys file: entries from "
+                             "outside must be signed by one"},
     [MC_SET_COMPILER_CHECK] = {"MAXCODE_COMPILER_CHECK", NULL, K_STRING,
                                "content", NULL, 0, 0,
                                "compiler identity: mtime, content, none, "

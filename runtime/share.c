@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "cache.h"
 #include "paths.h"
+#include "sign.h"
 
 #include <cjson/cJSON.h>
 
@@ -156,7 +157,8 @@ rewrite(cJSON *m, const char *make_dir, int *changed)
 
 enum mc_code
 mc_share_entry(const void *data, size_t len, const char *make_dir,
-               struct mc_buf *out, int *changed, struct mc_err *err)
+               const struct mc_sign_keys *keys, struct mc_buf *out,
+               int *changed, struct mc_err *err)
 {
     struct mc_entry e;
     enum mc_code rc;
@@ -182,6 +184,8 @@ mc_share_entry(const void *data, size_t len, const char *make_dir,
     }
     if (rc)
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    else if (*changed && keys && keys->can_sign)
+        rc = mc_entry_sign(out, keys, err);
 out:
     if (rc || !*changed) {
         *changed = 0;

@@ -34,12 +34,18 @@
  * with the relative source taken off its end, else source_path's own
  * directory. When the manifest names an absolute path to rewrite, OUT
  * (emptied first) gets the re-encoded entry and *CHANGED is 1; sections
- * this version does not know are not carried over. Otherwise *CHANGED
- * is 0, OUT is empty and DATA goes as it is. MC_ESYNTAX when DATA is no
- * entry; MC_ENOMEM.
+ * this version does not know are not carried over, nor is a signature
+ * (the rewritten bytes are not what was signed): OUT is signed anew
+ * when KEYS (may be NULL) can sign (cache.h, mc_entry_sign()), and goes
+ * unsigned otherwise. Otherwise *CHANGED is 0, OUT is empty and DATA
+ * goes as it is, signature included. MC_ESYNTAX when DATA is no entry;
+ * MC_ENOMEM; what mc_entry_sign() returns.
  */
+struct mc_sign_keys;
 enum mc_code mc_share_entry(const void *data, size_t len,
-                            const char *make_dir, struct mc_buf *out,
-                            int *changed, struct mc_err *err);
+                            const char *make_dir,
+                            const struct mc_sign_keys *keys,
+                            struct mc_buf *out, int *changed,
+                            struct mc_err *err);
 
 #endif /* MC_SHARE_H */

@@ -27,6 +27,8 @@ mc_strerror(enum mc_code code)
         return "configuration error";
     case MC_EINTERNAL:
         return "internal error";
+    case MC_EUNTRUSTED:
+        return "not signed by a trusted key";
     }
     return "unknown error";
 }

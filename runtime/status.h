@@ -17,7 +17,8 @@ enum mc_code {
     MC_ESYNTAX,  /* a file does not parse */
     MC_EUSAGE,   /* bad command line */
     MC_ECONFIG,  /* a setting is wrong */
-    MC_EINTERNAL /* a bug in maxcode */
+    MC_EINTERNAL, /* a bug in maxcode */
+    MC_EUNTRUSTED /* not signed by a trusted key (sign.h) */
 };
 
 struct mc_err {

@@ -39,7 +39,8 @@ share(const char *manifest, const char *make_dir, struct mc_entry *e,
     enum mc_code rc;
 
     entry_bytes(manifest, &in);
-    rc = mc_share_entry(in.s, in.len, make_dir, &out, changed, NULL);
+    rc = mc_share_entry(in.s, in.len, make_dir, NULL, &out, changed,
+                        NULL);
     if (!rc)
         rc = mc_entry_decode(*changed ? out.s : in.s,
                              *changed ? out.len : in.len, e, NULL);
