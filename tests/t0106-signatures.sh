@@ -285,12 +285,14 @@ test_expect_success 'without trusted keys the forged entries are taken' '
 '
 
 test_expect_success 'an archive import follows the same rule' '
-  on_machine A "$MAXCODE_BIN" cache export signed.mca >/dev/null &&
+  MAXCODE_SIGNING_KEY=$TRASH/k1 \
+    on_machine A "$MAXCODE_BIN" cache export signed.mca >/dev/null &&
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys \
     on_machine I1 "$MAXCODE_BIN" cache import signed.mca >out 2>err &&
   contains out "imported 2 entries, 0 skipped" &&
   test "$(stat_on I1 remote_untrusted)" = 0 &&
-  on_machine U "$MAXCODE_BIN" cache export other.mca >/dev/null &&
+  MAXCODE_SIGNING_KEY=$TRASH/k2 \
+    on_machine U "$MAXCODE_BIN" cache export other.mca >/dev/null &&
   on_machine Z "$MAXCODE_BIN" cache export forged.mca >/dev/null &&
   for a in other forged; do
     expect_exit 1 env MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys \
