@@ -367,7 +367,8 @@ mc_archive_store(struct mc_cache *c, const struct mc_archive_item *it,
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    if (mc_file_read(path.s, &old, NULL) == MC_OK &&
+    if (mc_file_read_beneath(c->dir, path.s + strlen(c->dir) + 1,
+                             MC_FILE_MAX, &old, NULL, NULL) == MC_OK &&
         old.len == it->entry.len &&
         !memcmp(old.s, it->entry.s, old.len)) {
         *present = 1;
