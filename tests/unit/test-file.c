@@ -234,6 +234,9 @@ main(void)
     TAP_RUN(test_file__lock_errors);
     TAP_RUN(test_file__lock_is_no_link);
     TAP_RUN(test_file__read_beneath);
+    setenv("MAXCODE_DEBUG_NO_OPENAT2", "1", 1); /* the walk, as without */
+    TAP_RUN(test_file__read_beneath);
+    unsetenv("MAXCODE_DEBUG_NO_OPENAT2");
     TAP_RUN(test_file__read_regular_only);
     nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
     return tap_done();
