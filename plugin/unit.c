@@ -465,7 +465,7 @@ look_up(const struct mc_target *t, const char *source,
     else if (rc == MC_OK)
         mc_verbose("%s: a header changed since key %s was stored", source,
                    key);
-    else if (rc != MC_ENOENT)
+    else if (rc != MC_ENOENT && rc != MC_ESYNTAX) /* corrupt: said */
         mc_info("%s: %s", source, err.msg);
     mc_plugin_count(cache->dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
     return hit;

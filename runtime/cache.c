@@ -185,6 +185,19 @@ mc_entry_decode(const void *data, size_t len, struct mc_entry *e,
     return MC_OK;
 }
 
+/* Decode the entry file that RAW holds, with ST from its fstat(). */
+static enum mc_code
+decode_file(const struct mc_buf *raw, const struct stat *st,
+            struct mc_entry *e, struct mc_err *err)
+{
+    enum mc_code rc = mc_entry_decode((const uint8_t *)raw->s, raw->len, e,
+                                      err);
+
+    if (!rc)
+        e->mtime = st->st_mtime;
+    return rc;
+}
+
 enum mc_code
 mc_entry_read_file(const char *path, struct mc_entry *e, struct mc_err *err)
 {
@@ -194,9 +207,7 @@ mc_entry_read_file(const char *path, struct mc_entry *e, struct mc_err *err)
 
     rc = mc_file_read_stat(path, &raw, &st, err);
     if (!rc)
-        rc = mc_entry_decode((const uint8_t *)raw.s, raw.len, e, err);
-    if (!rc)
-        e->mtime = st.st_mtime;
+        rc = decode_file(&raw, &st, e, err);
     mc_buf_release(&raw);
     return rc;
 }
@@ -215,21 +226,29 @@ enum mc_code
 mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
              struct mc_err *err)
 {
-    struct mc_buf path = MC_BUF_INIT;
+    struct mc_buf path = MC_BUF_INIT, raw = MC_BUF_INIT;
+    struct mc_err why = MC_ERR_INIT;
+    struct stat st;
     enum mc_code rc;
 
     if (mc_cache_path(c, key, ".mce", &path))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    rc = mc_entry_read_file(path.s, e, err);
-    if (rc == MC_OK && strcmp(e->key, key)) {
-        rc = mc_err_set(err, MC_ESYNTAX, "entry holds key %s", e->key);
-    }
+    /* The directory may be shared: no link followed, a regular file
+     * only (a FIFO or /dev/zero here is a corrupt entry like any). */
+    rc = mc_file_read_beneath(c->dir, path.s + strlen(c->dir) + 1,
+                              MC_FILE_MAX, &raw, &st, &why);
+    if (!rc)
+        rc = decode_file(&raw, &st, e, &why);
+    if (rc == MC_OK && strcmp(e->key, key))
+        rc = mc_err_set(&why, MC_ESYNTAX, "entry holds key %s", e->key);
     if (rc == MC_ESYNTAX) {
-        mc_info("removing corrupt cache entry '%s': %s", path.s,
-                err ? err->msg : "bad entry");
+        mc_info("removing corrupt cache entry '%s': %s", path.s, why.msg);
         unlink(path.s);
         count_one(c, MC_STAT_CORRUPT);
     }
+    if (rc && rc != MC_ENOENT)
+        mc_err_set(err, rc, "%s", why.msg);
+    mc_buf_release(&raw);
     mc_buf_release(&path);
     return rc;
 }
@@ -530,7 +549,9 @@ mc_cache_import(struct mc_cache *c, const char *key, const void *data,
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    if (mc_file_read(path.s, &old, NULL) == MC_OK && old.len == len &&
+    if (mc_file_read_beneath(c->dir, path.s + strlen(c->dir) + 1,
+                             MC_FILE_MAX, &old, NULL, NULL) == MC_OK &&
+        old.len == len &&
         !memcmp(old.s, data, len)) {
         if (present)
             *present = 1;
@@ -553,7 +574,7 @@ mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
     if (e->mtime && time(NULL) - e->mtime < TOUCH_GRAIN_S)
         return;
     if (mc_cache_path(c, e->key, ".mce", &path) == MC_OK)
-        utimensat(AT_FDCWD, path.s, NULL, 0);
+        utimensat(AT_FDCWD, path.s, NULL, AT_SYMLINK_NOFOLLOW);
     mc_buf_release(&path);
 }
 
@@ -622,9 +643,16 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
     if (rc)
         goto out;
     if (!zero) {
-        rc = mc_file_read(path.s, &text, err);
-        if (rc && rc != MC_ENOENT)
+        /* A counters file that is no regular file (said once) counts as
+         * none: the update below replaces it. */
+        struct mc_err why = MC_ERR_INIT;
+
+        rc = mc_file_read_shared(c->dir, "stats", MC_FILE_SMALL, &text,
+                                 &why);
+        if (rc && rc != MC_ENOENT && rc != MC_ESYNTAX) {
+            mc_err_set(err, rc, "%s", why.msg);
             goto out;
+        }
         parse_stats(text.s, &s);
         for (i = 0; i < MC_STAT__COUNT; i++)
             s.n[i] += delta->n[i];
@@ -677,18 +705,18 @@ enum mc_code
 mc_cache_stats_read(struct mc_cache *c, struct mc_stats *out,
                     struct mc_err *err)
 {
-    struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT;
+    struct mc_buf text = MC_BUF_INIT;
+    struct mc_err why = MC_ERR_INIT;
     enum mc_code rc;
 
     memset(out, 0, sizeof(*out));
-    if (mc_buf_addf(&path, "%s/stats", c->dir))
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    rc = mc_file_read(path.s, &text, err);
-    if (rc == MC_ENOENT)
-        rc = MC_OK;
-    else if (rc == MC_OK)
+    rc = mc_file_read_shared(c->dir, "stats", MC_FILE_SMALL, &text, &why);
+    if (rc == MC_ENOENT || rc == MC_ESYNTAX)
+        rc = MC_OK; /* none, or no regular file (said once): zeros */
+    else if (rc)
+        mc_err_set(err, rc, "%s", why.msg);
+    else
         parse_stats(text.s, out);
-    mc_buf_release(&path);
     mc_buf_release(&text);
     return rc;
 }

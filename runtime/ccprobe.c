@@ -177,6 +177,7 @@ enum mc_code
 mc_ccprobe(const struct mc_target *t, const char *const *items, size_t n,
            unsigned long *ok, struct mc_err *err)
 {
+    const char *cache = mc_conf_get(&t->conf, MC_SET_CACHE_DIR);
     struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT;
     enum mc_code rc;
 
@@ -186,7 +187,8 @@ mc_ccprobe(const struct mc_target *t, const char *const *items, size_t n,
     rc = probe_path(t, &path, err);
     if (rc)
         goto out;
-    if (mc_file_read(path.s, &text, NULL))
+    if (mc_file_read_shared(cache, path.s + strlen(cache) + 1,
+                            MC_FILE_SMALL, &text, NULL))
         mc_buf_reset(&text);
     if (probe_missing(t, items, n, &text, ok) && text.s &&
         !mc_file_mkdirs_for(path.s, NULL))

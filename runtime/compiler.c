@@ -81,16 +81,18 @@ remembered_path(const char *cache_dir, const char *what,
     return mc_buf_status(p);
 }
 
-/* The identity remembered at PATH, "PREFIX" and 32 hex digits, appended
- * to ID; 0 when there is one. */
+/* The identity remembered at PATH in CACHE_DIR, "PREFIX" and 32 hex
+ * digits, appended to ID; 0 when there is one. */
 static int
-recall(const char *path, const char *prefix, struct mc_buf *id)
+recall(const char *cache_dir, const char *path, const char *prefix,
+       struct mc_buf *id)
 {
     struct mc_buf b = MC_BUF_INIT;
     size_t n = strlen(prefix);
     int ok;
 
-    ok = mc_file_read(path, &b, NULL) == MC_OK &&
+    ok = mc_file_read_shared(cache_dir, path + strlen(cache_dir) + 1,
+                             MC_FILE_SMALL, &b, NULL) == MC_OK &&
          b.len == n + MC_KEY_HEX + 1 && !memcmp(b.s, prefix, n) &&
          b.s[b.len - 1] == '\n';
     if (ok) {
@@ -195,7 +197,7 @@ hashed_part(const struct binary *b, const char *command,
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
             goto out;
         }
-        if (!recall(path.s, prefix, id))
+        if (!recall(cache_dir, path.s, prefix, id))
             goto out;
     }
     if (command) {

@@ -122,12 +122,16 @@ parse_probe(const char *text, size_t len, struct mc_cuda_probe *p)
     return 1;
 }
 
-/* Read the probe result at PATH into P (P->known 0 when there is none). */
+/* Read the probe result at PATH into P (P->known 0 when there is none):
+ * in the cache directory DIR when DIR is not NULL, PATH being under it,
+ * else the test hook's file. */
 static enum mc_code
-read_file(const char *path, struct mc_cuda_probe *p)
+read_file(const char *dir, const char *path, struct mc_cuda_probe *p)
 {
     struct mc_buf b = MC_BUF_INIT;
-    enum mc_code rc = mc_file_read(path, &b, NULL);
+    enum mc_code rc = dir ? mc_file_read_shared(dir, path + strlen(dir) + 1,
+                                                MC_FILE_SMALL, &b, NULL)
+                          : mc_file_read(path, &b, NULL);
 
     memset(p, 0, sizeof(*p));
     if (rc == MC_OK)
@@ -153,12 +157,12 @@ mc_cuda_probe_read(const char *cache_dir, struct mc_cuda_probe *p,
     enum mc_code rc;
 
     if (hook()) {
-        rc = read_file(hook(), p);
+        rc = read_file(NULL, hook(), p);
         snprintf(p->via, sizeof(p->via), "%s", "hook");
     } else {
         rc = remembered_path(cache_dir, &path);
         if (!rc)
-            rc = read_file(path.s, p);
+            rc = read_file(cache_dir, path.s, p);
     }
     mc_buf_release(&path);
     return rc ? mc_err_set(err, rc, "out of memory") : MC_OK;

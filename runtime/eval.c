@@ -23,6 +23,7 @@
 #include <time.h>
 
 #define OUT_CAP      (4u << 20)  /* bytes of output kept per stream */
+#define CMP_FILE_CAP (64u << 20) /* most bytes of a compare=file: file */
 #define DIAG_LINES   30          /* compiler diagnostics kept */
 #define MIN_PAIRS    8           /* the first 99% interval needs 8 */
 #define MAX_PAIRS    40
@@ -131,6 +132,8 @@ run_out_release(struct mc_run_out *o)
     mc_buf_release(&o->out);
     mc_buf_release(&o->err);
     mc_buf_release(&o->file);
+    mc_free(o->file_refused);
+    o->file_refused = NULL;
 }
 
 /* ---- output comparison ---- */
@@ -702,7 +705,6 @@ take_result(struct mc_eval *ev, const struct run_spec *spec,
             struct run_result *res)
 {
     const char *cmp = mc_target_get(ev->t, MC_OPT_COMPARE);
-    struct mc_buf path = MC_BUF_INIT;
 
     res->timed_out = r->timed_out;
     res->signaled = r->signaled;
@@ -730,13 +732,20 @@ take_result(struct mc_eval *ev, const struct run_spec *spec,
     mc_buf_add(&res->o.out, r->out.s, r->out.len);
     mc_buf_add(&res->o.err, r->err.s, r->err.len);
     if (!strncmp(cmp, "file:", 5)) {
-        mc_buf_addf(&path, "%s/%s", dir, cmp + 5);
-        if (mc_file_read(path.s, &res->o.file, NULL))
+        /* What the run left: maybe a link out, a FIFO, /dev/zero. */
+        struct mc_err why = MC_ERR_INIT;
+        enum mc_code rc = mc_file_read_beneath(dir, cmp + 5, CMP_FILE_CAP,
+                                               &res->o.file, NULL, &why);
+
+        if (rc == MC_ENOENT)
             res->o.file_missing = 1;
-        else
+        else if (rc == MC_ENOMEM)
+            return MC_ENOMEM;
+        else if (rc && !(res->o.file_refused = mc_strdup(why.msg)))
+            return MC_ENOMEM;
+        else if (!rc)
             mc_target_drop_ignored(ev->t, &res->o.file);
     }
-    mc_buf_release(&path);
     if (mc_buf_status(&res->o.out) || mc_buf_status(&res->o.err) ||
         mc_buf_status(&res->o.file))
         return MC_ENOMEM;
@@ -830,6 +839,12 @@ same_output(struct mc_eval *ev, const struct mc_run_out *ref,
         return 0;
     }
     if (!strncmp(cmp, "file:", 5)) {
+        if (cand->file_refused || ref->file_refused) {
+            mc_buf_addf(diff, "file %s", cand->file_refused
+                                             ? cand->file_refused
+                                             : ref->file_refused);
+            return 0;
+        }
         if (cand->file_missing != ref->file_missing) {
             mc_buf_addf(diff, "file '%s' %s", cmp + 5,
                         cand->file_missing ? "was not written"
@@ -1609,6 +1624,13 @@ judge_reference(struct mc_eval *ev, const struct run_result *a,
         mc_buf_addf(&ev->why, "the original crashed (signal %d) on %s",
                     a->sig, input_name(ev, i));
         describe_run(ev, &a->o, &ev->why);
+    } else if (a->o.file_refused || b->o.file_refused) {
+        mc_buf_addf(&ev->why, "the original leaves no file that "
+                    "compare=file: can read on %s: %s (a regular file of "
+                    "at most %u MiB is needed)", input_name(ev, i),
+                    a->o.file_refused ? a->o.file_refused
+                                      : b->o.file_refused,
+                    CMP_FILE_CAP >> 20);
     } else if (!same_output(ev, &a->o, &b->o, &diff)) {
         mc_buf_addf(&ev->why, "the original's output differs "
                     "between two runs on %s (%s): it cannot judge "

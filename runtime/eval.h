@@ -45,6 +45,8 @@ struct mc_run_out {
     struct mc_buf out, err, file;
     int status;      /* exit status, or 128 + signal */
     int file_missing;
+    char *file_refused; /* why the compare=file: file was not read ("'out.txt'
+                         * is a FIFO"), mc_malloc'd; NULL when it was */
 };
 
 #define MC_TIMING_ROUNDS 5   /* most A/B rounds of one timing */

@@ -5,9 +5,17 @@
 #include "mc_setup.h"
 #include "file.h"
 #include "alloc.h"
+#include "log.h"
+#include "strv.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
+#if defined(__has_include)
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
+#endif
 
 /* mkdir -p of the directory part of PATH. */
 enum mc_code
@@ -33,6 +41,69 @@ mc_file_mkdirs_for(const char *path, struct mc_err *err)
     return rc;
 }
 
+/* A file of mode MODE in words, for a refusal ("a FIFO"); NULL for a
+ * regular file. */
+static const char *
+kind_of(mode_t mode)
+{
+    if (S_ISREG(mode))
+        return NULL;
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/*
+ * Append what FD holds to B, at most CAP bytes: the bytes read count,
+ * not the size fstat() said (HINT, used only to size B), so a file that
+ * grows while it is read is refused too. NAME is for messages.
+ */
+static enum mc_code
+read_capped(int fd, const char *name, size_t cap, off_t hint,
+            struct mc_buf *b, struct mc_err *err)
+{
+    size_t start = b->len;
+    ssize_t n;
+
+    if (mc_buf_grow(b, hint > 0 && (uint64_t)hint < cap ? (size_t)hint
+                                                        : 0))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (;;) {
+        size_t got = b->len - start, room;
+
+        if (got > cap) {
+            b->len = start;
+            b->s[b->len] = '\0';
+            return mc_err_set(err, MC_ESYNTAX, "'%s' is larger than %zu "
+                              "bytes", name, cap);
+        }
+        if (b->len + 1 >= b->cap && mc_buf_grow(b, 4096))
+            return mc_err_set(err, MC_ENOMEM, "out of memory");
+        room = b->cap - b->len - 1;
+        if (room > cap - got + 1)
+            room = cap - got + 1; /* one past the cap tells it is over */
+        n = read(fd, b->s + b->len, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        b->len += (size_t)n;
+    }
+    b->s[b->len] = '\0';
+    if (n < 0)
+        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", name,
+                          strerror(errno));
+    return MC_OK;
+}
+
 /* Read all of the file at PATH into B. MC_ENOENT if it does not exist. */
 enum mc_code
 mc_file_read(const char *path, struct mc_buf *b, struct mc_err *err)
@@ -46,35 +117,254 @@ enum mc_code
 mc_file_read_stat(const char *path, struct mc_buf *b, struct stat *stp,
                   struct mc_err *err)
 {
-    ssize_t n;
+    enum mc_code rc;
+    const char *kind;
     int fd;
 
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* stat() first, so that no device is ever opened and no FIFO waited
+     * on; fstat() again after the open, in case it was swapped. */
+    if (stat(path, stp))
+        return errno == ENOENT || errno == ENOTDIR
+                   ? MC_ENOENT
+                   : mc_err_set(err, MC_EIO, "cannot open '%s': %s", path,
+                                strerror(errno));
+    if ((kind = kind_of(stp->st_mode)) != NULL)
+        return mc_err_set(err, MC_ESYNTAX, "'%s' is %s", path, kind);
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
-        return errno == ENOENT ? MC_ENOENT
-                               : mc_err_set(err, MC_EIO, "cannot open "
-                                            "'%s': %s", path,
-                                            strerror(errno));
-    if (fstat(fd, stp) || stp->st_size > MC_FILE_MAX) {
-        close(fd);
-        return mc_err_set(err, MC_ESYNTAX, "'%s' is too large", path);
-    }
-    if (mc_buf_grow(b, (size_t)stp->st_size)) {
-        close(fd);
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    }
-    while ((n = read(fd, b->s + b->len, b->cap - b->len - 1)) > 0) {
-        b->len += (size_t)n;
-        if (b->len + 1 == b->cap && mc_buf_grow(b, 4096))
-            break;
-    }
-    b->s[b->len] = '\0';
+        return errno == ENOENT
+                   ? MC_ENOENT
+                   : mc_err_set(err, MC_EIO, "cannot open '%s': %s", path,
+                                strerror(errno));
+    if (fstat(fd, stp))
+        rc = mc_err_set(err, MC_EIO, "cannot stat '%s': %s", path,
+                        strerror(errno));
+    else if ((kind = kind_of(stp->st_mode)) != NULL)
+        rc = mc_err_set(err, MC_ESYNTAX, "'%s' is %s", path, kind);
+    else
+        rc = read_capped(fd, path, MC_FILE_MAX, stp->st_size, b, err);
     close(fd);
-    if (n < 0)
-        return mc_err_set(err, MC_EIO, "cannot read '%s': %s", path,
-                          strerror(errno));
-    return mc_buf_status(b) ? mc_err_set(err, MC_ENOMEM, "out of memory")
-                            : MC_OK;
+    return rc;
+}
+
+/*
+ * The directory that holds REL (beneath the directory ROOTFD) opened
+ * with O_PATH into *DIRFD, by a walk of one component at a time, no
+ * link followed. MC_ENOENT when a component is missing or no directory;
+ * MC_EIO naming the first link on the way.
+ */
+static enum mc_code
+walk_beneath(int rootfd, const char *rel, size_t dirlen, int *dirfd,
+             struct mc_err *err)
+{
+    char *dir = mc_malloc(dirlen + 1), *comp, *next;
+    enum mc_code rc = MC_OK;
+    int cur = -1, fd;
+
+    *dirfd = -1;
+    if (!dir)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    memcpy(dir, rel, dirlen);
+    dir[dirlen] = '\0';
+    cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+    if (cur < 0) {
+        rc = mc_err_set(err, MC_EIO, "cannot open '%s': %s", rel,
+                        strerror(errno));
+        goto out;
+    }
+    for (comp = dir; comp; comp = next) {
+        struct stat st;
+
+        next = strchr(comp, '/');
+        if (next)
+            *next++ = '\0';
+        if (!*comp || !strcmp(comp, "."))
+            continue;
+        if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+            rc = errno == ENOENT || errno == ENOTDIR
+                     ? MC_ENOENT
+                     : mc_err_set(err, MC_EIO, "cannot open '%s': %s", rel,
+                                  strerror(errno));
+            goto out;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            rc = mc_err_set(err, MC_EIO, "'%s': '%.*s' is a symbolic link",
+                            rel, (int)(comp + strlen(comp) - dir), rel);
+            goto out;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            rc = MC_ENOENT;
+            goto out;
+        }
+        fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+                                   O_CLOEXEC);
+        if (fd < 0) {
+            /* swapped since the fstatat(): a link now, or gone */
+            rc = errno == ENOENT ? MC_ENOENT
+                                 : mc_err_set(err, MC_EIO, "'%s': '%.*s' "
+                                              "changed while it was read",
+                                              rel, (int)(comp + strlen(comp)
+                                                         - dir), rel);
+            goto out;
+        }
+        close(cur);
+        cur = fd;
+    }
+    *dirfd = cur;
+    cur = -1;
+out:
+    if (cur >= 0)
+        close(cur);
+    mc_free(dir);
+    return rc;
+}
+
+/*
+ * The directory that holds REL beneath ROOTFD into *DIRFD: openat2()
+ * with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it
+ * (Linux 5.6), else, or to tell which component was a link, the walk.
+ * Test hook: MAXCODE_DEBUG_NO_OPENAT2=1 takes the walk at once, as a
+ * kernel without openat2() would.
+ */
+static enum mc_code
+open_dir_beneath(int rootfd, const char *rel, size_t dirlen, int *dirfd,
+                 struct mc_err *err)
+{
+#if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+    const char *hook = getenv("MAXCODE_DEBUG_NO_OPENAT2");
+    struct open_how how;
+    char *dir;
+    int e;
+
+    if (hook && !strcmp(hook, "1"))
+        return walk_beneath(rootfd, rel, dirlen, dirfd, err);
+    dir = mc_malloc(dirlen + 1);
+    if (!dir)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    memcpy(dir, rel, dirlen);
+    dir[dirlen] = '\0';
+    memset(&how, 0, sizeof(how));
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+                  RESOLVE_NO_MAGICLINKS;
+    *dirfd = (int)syscall(SYS_openat2, rootfd, dir, &how, sizeof(how));
+    e = errno;
+    mc_free(dir);
+    if (*dirfd >= 0)
+        return MC_OK;
+    if (e == ENOENT || e == ENOTDIR)
+        return MC_ENOENT;
+    /* ELOOP (a link: the walk names it), ENOSYS, EPERM under a seccomp
+     * filter, EAGAIN after a concurrent rename: the walk decides. */
+#endif
+    return walk_beneath(rootfd, rel, dirlen, dirfd, err);
+}
+
+enum mc_code
+mc_file_read_beneath(const char *root, const char *rel, size_t cap,
+                     struct mc_buf *b, struct stat *stp,
+                     struct mc_err *err)
+{
+    const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+    const char *p, *kind;
+    struct stat st_, *st = stp ? stp : &st_;
+    int rootfd = -1, dirfd = -1, fd = -1;
+    enum mc_code rc = MC_OK;
+
+    /* No absolute path, no "..": what REL names stays under ROOT. */
+    if (*rel == '/')
+        return mc_err_set(err, MC_EIO, "'%s' is an absolute path", rel);
+    for (p = rel; *p; p += strcspn(p, "/"), p += *p == '/')
+        if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+            return mc_err_set(err, MC_EIO, "'%s' names '..'", rel);
+    if (!*base || !strcmp(base, "."))
+        return mc_err_set(err, MC_ESYNTAX, "'%s' is a directory", rel);
+    rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0) {
+        rc = errno == ENOENT || errno == ENOTDIR
+                 ? MC_ENOENT
+                 : mc_err_set(err, MC_EIO, "cannot open '%s': %s", root,
+                              strerror(errno));
+        goto out;
+    }
+    if (slash)
+        rc = open_dir_beneath(rootfd, rel, (size_t)(slash - rel), &dirfd,
+                              err);
+    else
+        dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+    if (rc)
+        goto out;
+    if (dirfd < 0) {
+        rc = mc_err_set(err, MC_EIO, "cannot open '%s': %s", root,
+                        strerror(errno));
+        goto out;
+    }
+    /* The last component: its type before it is opened (no device is
+     * ever opened, no FIFO waited on), and again after. */
+    if (fstatat(dirfd, base, st, AT_SYMLINK_NOFOLLOW)) {
+        rc = errno == ENOENT || errno == ENOTDIR
+                 ? MC_ENOENT
+                 : mc_err_set(err, MC_EIO, "cannot open '%s': %s", rel,
+                              strerror(errno));
+        goto out;
+    }
+    if ((kind = kind_of(st->st_mode)) != NULL) {
+        rc = mc_err_set(err, MC_ESYNTAX, "'%s' is %s", rel, kind);
+        goto out;
+    }
+    fd = openat(dirfd, base, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+                                 O_NOFOLLOW);
+    if (fd < 0) {
+        rc = errno == ENOENT
+                 ? MC_ENOENT
+                 : errno == ELOOP
+                       ? mc_err_set(err, MC_ESYNTAX, "'%s' is a symbolic "
+                                    "link", rel)
+                       : mc_err_set(err, MC_EIO, "cannot open '%s': %s",
+                                    rel, strerror(errno));
+        goto out;
+    }
+    if (fstat(fd, st))
+        rc = mc_err_set(err, MC_EIO, "cannot stat '%s': %s", rel,
+                        strerror(errno));
+    else if ((kind = kind_of(st->st_mode)) != NULL)
+        rc = mc_err_set(err, MC_ESYNTAX, "'%s' is %s", rel, kind);
+    else
+        rc = read_capped(fd, rel, cap, st->st_size, b, err);
+out:
+    if (fd >= 0)
+        close(fd);
+    if (dirfd >= 0)
+        close(dirfd);
+    if (rootfd >= 0)
+        close(rootfd);
+    return rc;
+}
+
+/* The paths already reported by mc_file_read_shared(): once each. */
+static struct mc_strv reported = MC_STRV_INIT;
+
+enum mc_code
+mc_file_read_shared(const char *root, const char *rel, size_t cap,
+                    struct mc_buf *b, struct mc_err *err)
+{
+    struct mc_err e = MC_ERR_INIT;
+    struct mc_buf full = MC_BUF_INIT;
+    enum mc_code rc;
+
+    rc = mc_file_read_beneath(root, rel, cap, b, NULL, &e);
+    if (rc == MC_ESYNTAX || rc == MC_EIO) {
+        mc_buf_addf(&full, "%s/%s", root, rel);
+        if (!mc_buf_status(&full) && !mc_strv_contains(&reported, full.s)) {
+            mc_info("ignoring a file in the cache directory '%s': %s",
+                    root, e.msg);
+            mc_strv_push(&reported, full.s);
+        }
+        mc_buf_release(&full);
+    }
+    if (rc && rc != MC_ENOENT)
+        mc_err_set(err, rc, "%s", e.msg);
+    return rc;
 }
 
 enum mc_code
@@ -191,7 +481,10 @@ mc_file_lock(const char *path, int blocking, int *fd, struct mc_err *err)
     for (;;) {
         struct stat held, now;
 
-        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        /* Not through a link (someone sharing the directory could
+         * point one anywhere, and O_CREAT would create its target). */
+        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+                             O_NONBLOCK | O_NOCTTY, 0666);
         if (*fd < 0) {
             e = errno;
             rc = mc_err_set(err, MC_EIO, "cannot open lock '%s': %s", path,

@@ -12,9 +12,16 @@
 
 #define MC_FILE_MAX (256u << 20) /* larger files are refused */
 
+#define MC_FILE_SMALL (64u << 10) /* cap of a probe or counters file */
+
 /*
- * Append all of the file at PATH to B. MC_ENOENT (and no message) if it
- * does not exist; MC_ESYNTAX if it is larger than MC_FILE_MAX.
+ * Append all of the file at PATH to B; links are followed (a user's own
+ * source may be one). MC_ENOENT (and no message) if it does not exist;
+ * MC_ESYNTAX if it is no regular file ("'PATH' is a FIFO", "is a
+ * device", "is a directory"), found by stat() before it is opened, so
+ * that nothing waits on a FIFO and no device is opened; MC_ESYNTAX too
+ * when more than MC_FILE_MAX bytes are read (the bytes read count, not
+ * st_size: "'PATH' is larger than N bytes"), B then unchanged; MC_EIO.
  */
 enum mc_code mc_file_read(const char *path, struct mc_buf *b,
                           struct mc_err *err);
@@ -22,6 +29,44 @@ enum mc_code mc_file_read(const char *path, struct mc_buf *b,
 /* mc_file_read() that also fills *ST from the open file. */
 enum mc_code mc_file_read_stat(const char *path, struct mc_buf *b,
                                struct stat *st, struct mc_err *err);
+
+/*
+ * The checking read for files that someone else may have placed: a
+ * candidate's run directory, a cache directory shared with other users.
+ * Append the file REL, relative to the directory ROOT, to B, opened
+ * without following a link at any component of REL (openat2() with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it, else a
+ * walk of one component at a time with O_NOFOLLOW), with O_NONBLOCK,
+ * checked with fstat() to be a regular file, and read up to CAP bytes,
+ * counted as read. ROOT itself may be reached through links. ST, when
+ * not NULL, gets the file's fstat(). Returns:
+ *   MC_OK;
+ *   MC_ENOENT, no message: REL, or a directory on its way, is missing;
+ *   MC_ESYNTAX, the file itself is refused: "'REL' is a symbolic link",
+ *     "is a FIFO", "is a device", "is a socket", "is a directory", "is
+ *     larger than CAP bytes" (B is then unchanged);
+ *   MC_EIO, its path is refused: "'REL': 'DIR' is a symbolic link",
+ *     "'REL' names '..'", "'REL' is an absolute path"; or an open or
+ *     read failed ("cannot open 'REL': ...");
+ *   MC_ENOMEM.
+ * Messages name REL as given, never ROOT, so they can go back to whoever
+ * wrote REL.
+ */
+enum mc_code mc_file_read_beneath(const char *root, const char *rel,
+                                  size_t cap, struct mc_buf *b,
+                                  struct stat *st, struct mc_err *err);
+
+/*
+ * mc_file_read_beneath() of REL in the cache directory ROOT, for the
+ * small files kept there (counters, probes, models): a refused file
+ * (MC_ESYNTAX, MC_EIO) is also said once per process at log level
+ * normal, "ignoring a file in the cache directory 'ROOT': REASON", so
+ * that each bad file is reported once however often it is read. The
+ * caller treats every error as "none there".
+ */
+enum mc_code mc_file_read_shared(const char *root, const char *rel,
+                                 size_t cap, struct mc_buf *b,
+                                 struct mc_err *err);
 
 /*
  * Write the LEN bytes at DATA to PATH atomically: a temporary file

@@ -846,15 +846,16 @@ rd_model(struct rd *r, struct mc_gvf_model *m)
 }
 
 enum mc_code
-mc_gvf_model_load(const char *path, struct mc_gvf_model *m,
-                  struct mc_err *err)
+mc_gvf_model_load(const char *dir, const char *path,
+                  struct mc_gvf_model *m, struct mc_err *err)
 {
     struct mc_buf b = MC_BUF_INIT;
     struct mc_gvf_model *t = NULL;
     struct rd r;
     enum mc_code rc;
 
-    rc = mc_file_read(path, &b, err);
+    rc = dir ? mc_file_read_shared(dir, path, MC_GVF_MODEL_MAX, &b, err)
+             : mc_file_read(path, &b, err);
     if (rc)
         goto out;
     t = mc_calloc(1, sizeof(*t));

@@ -115,12 +115,17 @@ double mc_gvf_model_value(const struct mc_gvf_model *m, const double *x,
 enum mc_code mc_gvf_model_save(struct mc_gvf_model *m, const char *path,
                                struct mc_err *err);
 
+#define MC_GVF_MODEL_MAX (1u << 20) /* a larger model file is refused */
+
 /* Read the model at PATH into M (with its hash, computed as by save).
- * MC_ENOENT, without a message, when there is none; MC_ESYNTAX when it
- * does not parse, a number is not finite, or its version or feature
- * count differs (ERR says why, quoting PATH); MC_EIO. M is unchanged on
- * any error. */
-enum mc_code mc_gvf_model_load(const char *path, struct mc_gvf_model *m,
-                               struct mc_err *err);
+ * With DIR (the cache directory), PATH is relative to it and read with
+ * mc_file_read_shared(): no link followed, a regular file only, a bad
+ * file said once. Without, PATH is read as it is. MC_ENOENT, without a
+ * message, when there is none; MC_ESYNTAX when it is no regular file,
+ * is over MC_GVF_MODEL_MAX bytes, does not parse, a number is not
+ * finite, or its version or feature count differs (ERR says why,
+ * quoting PATH); MC_EIO. M is unchanged on any error. */
+enum mc_code mc_gvf_model_load(const char *dir, const char *path,
+                               struct mc_gvf_model *m, struct mc_err *err);
 
 #endif /* MC_GVFMODEL_H */

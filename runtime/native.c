@@ -105,16 +105,17 @@ remembered_path(const char *cache_dir, const char *ident, struct mc_buf *p)
     return mc_buf_status(p);
 }
 
-/* The architecture remembered at PATH into ARCH; "" when there is none,
- * it does not parse, or the CPU changed since. */
+/* The architecture remembered at PATH in CACHE_DIR into ARCH; "" when
+ * there is none, it does not parse, or the CPU changed since. */
 static void
-recall(const char *path, char *arch, size_t cap)
+recall(const char *cache_dir, const char *path, char *arch, size_t cap)
 {
     struct mc_buf b = MC_BUF_INIT;
     size_t n;
 
     arch[0] = '\0';
-    if (mc_file_read(path, &b, NULL) == MC_OK) {
+    if (mc_file_read_shared(cache_dir, path + strlen(cache_dir) + 1,
+                            MC_FILE_SMALL, &b, NULL) == MC_OK) {
         n = strspn(b.s, arch_chars);
         if (n && n < cap && b.len == n + 1 + MC_KEY_HEX + 1 &&
             b.s[n] == ' ' && b.s[b.len - 1] == '\n' &&
@@ -214,7 +215,7 @@ mc_native_host(const struct mc_target *t, int resolve_now, char *arch,
         mc_buf_release(&path);
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     }
-    recall(path.s, arch, cap);
+    recall(dir, path.s, arch, cap);
     if (!arch[0] && resolve_now) {
         resolve(compiler, path.s, arch, cap);
         if (now)

@@ -830,10 +830,12 @@ wins_of(const char *text, const char *stem_)
     return 0;
 }
 
+#define WINS_FILE "builtin-wins" /* in the cache directory */
+
 static void
 wins_path(const char *cache_dir, struct mc_buf *out)
 {
-    mc_buf_addf(out, "%s/builtin-wins", cache_dir ? cache_dir : "");
+    mc_buf_addf(out, "%s/" WINS_FILE, cache_dir ? cache_dir : "");
 }
 
 /* The general knobs of B that won more often in this cache first (a
@@ -841,14 +843,13 @@ wins_path(const char *cache_dir, struct mc_buf *out)
 static void
 order_by_wins(struct mc_builtin *b, const char *cache_dir)
 {
-    struct mc_buf path = MC_BUF_INIT, text = MC_BUF_INIT;
+    struct mc_buf text = MC_BUF_INIT;
     char st[64];
     size_t i, j;
 
-    wins_path(cache_dir, &path);
-    if (!cache_dir || mc_buf_status(&path) ||
-        mc_file_read(path.s, &text, NULL) || !text.s) {
-        mc_buf_release(&path);
+    if (!cache_dir || mc_file_read_shared(cache_dir, WINS_FILE,
+                                          MC_FILE_SMALL, &text, NULL) ||
+        !text.s) {
         mc_buf_release(&text);
         return;
     }
@@ -866,7 +867,6 @@ order_by_wins(struct mc_builtin *b, const char *cache_dir)
             b->knob[j] = b->knob[j - 1];
         b->knob[j] = k;
     }
-    mc_buf_release(&path);
     mc_buf_release(&text);
 }
 
@@ -881,7 +881,8 @@ mc_builtin_remember(const struct mc_builtin *b, unsigned long tag,
     wins_path(cache_dir, &path);
     if (!cache_dir || mc_buf_status(&path))
         goto out;
-    if (mc_file_read(path.s, &text, NULL))
+    if (mc_file_read_shared(cache_dir, WINS_FILE, MC_FILE_SMALL, &text,
+                            NULL))
         mc_buf_reset(&text);
     for (i = 0; i < b->nknobs; i++) {
         if (!(tag >> i & 1))

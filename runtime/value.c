@@ -91,29 +91,30 @@ mc_value_score(struct mc_search *s, size_t first, size_t n)
 enum mc_code
 mc_value_model_path(const char *cache_dir, struct mc_buf *out)
 {
-    mc_buf_addf(out, "%s/gvf/model", cache_dir);
+    mc_buf_addf(out, "%s/" MC_VALUE_MODEL_FILE, cache_dir);
     return mc_buf_status(out);
 }
 
-/* The hash of the built-in model at PATH, remembered while its size and
- * time stay (the plugin keys many targets in one make). "" when there is
- * no model there. */
+/* The hash of the built-in model at PATH in CACHE_DIR, remembered while
+ * its size and time stay (the plugin keys many targets in one make). ""
+ * when there is no model there, or no good one. */
 static const char *
-model_hash(const char *path)
+model_hash(const char *cache_dir, const char *path)
 {
     static char known_path[PATH_MAX], hash[MC_KEY_HEX + 1];
     static struct stat known;
     struct mc_gvf_model *m;
     struct stat st;
 
-    if (stat(path, &st))
+    if (lstat(path, &st))
         return "";
     if (!strcmp(known_path, path) && st.st_size == known.st_size &&
         st.st_mtime == known.st_mtime && st.st_ino == known.st_ino)
         return hash;
     m = mc_malloc(sizeof(*m));
     hash[0] = '\0';
-    if (m && mc_gvf_model_load(path, m, NULL) == MC_OK)
+    if (m && mc_gvf_model_load(cache_dir, MC_VALUE_MODEL_FILE, m,
+                               NULL) == MC_OK)
         memcpy(hash, m->hash, sizeof(hash));
     mc_free(m);
     snprintf(known_path, sizeof(known_path), "%s", path);
@@ -135,7 +136,9 @@ mc_value_identity(const struct mc_target *t, struct mc_buf *out)
         return mc_buf_status(out);
     }
     mc_value_model_path(mc_conf_get(&t->conf, MC_SET_CACHE_DIR), &path);
-    hash = mc_buf_status(&path) ? "" : model_hash(path.s);
+    hash = mc_buf_status(&path)
+               ? ""
+               : model_hash(mc_conf_get(&t->conf, MC_SET_CACHE_DIR), path.s);
     if (*hash)
         mc_buf_addf(out, "built-in:%d:%s", MC_GVF_MODEL_VERSION, hash);
     else

@@ -109,6 +109,9 @@ extern const char mc_value_system[];
 enum mc_code mc_value_prompt(const struct mc_gvf_state *st, const char *bins,
                              struct mc_buf *out);
 
+/* The built-in model's file, relative to the cache directory. */
+#define MC_VALUE_MODEL_FILE "gvf/model"
+
 /* The path of the built-in model in cache CACHE_DIR, into OUT. */
 enum mc_code mc_value_model_path(const char *cache_dir, struct mc_buf *out);
 

@@ -14,23 +14,21 @@
 static enum mc_code
 builtin_open(struct mc_search *s, void **state, struct mc_err *err)
 {
-    struct mc_buf path = MC_BUF_INIT;
     struct mc_gvf_model *m = mc_malloc(sizeof(*m));
     enum mc_code rc;
 
-    if (!m || mc_value_model_path(mc_conf_get(&s->t->conf,
-                                              MC_SET_CACHE_DIR), &path)) {
+    if (!m) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    rc = mc_gvf_model_load(path.s, m, err);
+    rc = mc_gvf_model_load(mc_conf_get(&s->t->conf, MC_SET_CACHE_DIR),
+                           MC_VALUE_MODEL_FILE, m, err);
     if (!rc) {
         *state = m;
         m = NULL;
     }
 out:
     mc_free(m);
-    mc_buf_release(&path);
     return rc;
 }
 

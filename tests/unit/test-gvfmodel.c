@@ -308,7 +308,7 @@ test_gvfmodel__save_load(void)
     ok(saved(&a, "gvf/sub/model") == MC_OK, "save into new directories");
     ok(mc_is_key(a.hash), "save sets the hash");
     memset(&b, 0, sizeof(b));
-    ok(mc_gvf_model_load("gvf/sub/model", &b, &err) == MC_OK, "load");
+    ok(mc_gvf_model_load(NULL, "gvf/sub/model", &b, &err) == MC_OK, "load");
     is_str(b.hash, a.hash, "the same hash");
     is_long(b.records, 200, "the same records");
     ok(!memcmp(a.mean, b.mean, sizeof(a.mean))
@@ -323,7 +323,7 @@ test_gvfmodel__save_load(void)
     ok(same, "the same predictions");
     ok(mc_gvf_model_save(&b, "gvf/sub/model", &err) == MC_OK
            && !strcmp(a.hash, b.hash), "saving again gives the same hash");
-    ok(mc_gvf_model_load("gvf/none", &b, &err) == MC_ENOENT
+    ok(mc_gvf_model_load(NULL, "gvf/none", &b, &err) == MC_ENOENT
            && err.code == MC_OK, "a missing model is MC_ENOENT, quietly");
 }
 
@@ -339,7 +339,7 @@ corrupt(const char *text)
     memset(&m, 0x5a, sizeof(m));
     before = m;
     write_file("bad", text);
-    syntax = mc_gvf_model_load("bad", &m, &err) == MC_ESYNTAX
+    syntax = mc_gvf_model_load(NULL, "bad", &m, &err) == MC_ESYNTAX
              && strstr(err.msg, "'bad'");
     printf("# %s\n", err.msg);
     return syntax && !memcmp(&m, &before, sizeof(m));
