@@ -218,10 +218,9 @@ enum mc_code mc_entry_check_signature(const void *data, size_t len,
  * them (mc_entry_check_signature()), else MC_EUNTRUSTED, counted as
  * remote_untrusted here; with MC_IMPORT_INCLUDES in FLAGS, have include
  * records that match this machine's files, else MC_ENOENT. Then they
- * are stored as they are, signature included (as mc_cache_put() stores bytes),
- * unless C has these very bytes under KEY already: *PRESENT (may be
- * NULL) is then 1. E (may be NULL; set up by the caller) gets the
- * decoded entry. MC_EIO when C cannot be written; ERR says why in each
+ * are stored as they are, signature included (temp + rename), unless
+ * C has these very bytes under KEY already: *PRESENT (may be NULL) is
+ * then 1. E (may be NULL; set up by the caller) gets the decoded entry. MC_EIO when C cannot be written; ERR says why in each
  * case. Nothing is stored unless MC_OK is returned.
  */
 enum mc_code mc_cache_import(struct mc_cache *c, const char *key,
