@@ -2486,7 +2486,9 @@ check_runs(struct mc_eval *ev, const char *exe, int sanitized,
             return 0;
         if (res.oom || (sanitized && strstr(res.o.err.s, SAN_RSS_REPORT))) {
             fb->verdict = MC_VERDICT_CRASH;
-            mc_buf_addf(&fb->detail, "%s: out of memory: ", input_name(ev, i));
+            mc_buf_addf(&fb->detail, "%s: out of memory%s: ",
+                        input_name(ev, i),
+                        sanitized && !*when ? " in the sanitizer run" : "");
             out_of_memory(ev, res.oom, &fb->detail);
             mc_buf_adds(&fb->detail, when);
             ok = 0;
