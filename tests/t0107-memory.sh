@@ -177,7 +177,8 @@ if [ -n "$CGROUP" ]; then
 
   test_expect_success 'a killed maxcode leaves a cgroup that the next one sweeps' '
     sed "s/^    return 42;/    sleep(w[0] ? 1 : 30);\\
-    return 42;/" orig.c >sleepy.c &&
+    return 42;/" orig.c >sleepy.c || exit 1
+    # Alone in its list: bash would fork a subshell for "A && B &".
     "$MAXCODE_BIN" eval orig.c sleepy.c --no-time >/dev/null 2>&1 &
     pid=$! && n=0 &&
     while [ $n -lt 300 ]; do
@@ -194,7 +195,7 @@ if [ -n "$CGROUP" ]; then
 
   test_expect_success 'two maxcode processes at once: two cgroups, none left' '
     sed "s/^    return 42;/    sleep(2);\\
-    return 42;/" orig.c >slow.c &&
+    return 42;/" orig.c >slow.c || exit 1
     "$MAXCODE_BIN" eval orig.c slow.c --no-time --json >f1 2>&1 & p1=$!
     "$MAXCODE_BIN" eval orig.c slow.c --no-time --json >f2 2>&1 & p2=$!
     n=0 both=
