@@ -17,7 +17,6 @@
 #define SMALL_FILE    4096   /* bytes read of a cgroup file */
 #define RMDIR_TRIES   50     /* a leaf whose last process is exiting */
 #define RMDIR_WAIT_US 20000  /* ... is tried again after this */
-#define PROBE_LEAF    "probe"
 
 /* The controller (v1) or tree (v2) this process's memory cgroup is in:
  * from /proc/self/cgroup, its path in the hierarchy into PATH. */
