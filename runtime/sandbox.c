@@ -252,12 +252,11 @@ child_setup(void *ctx)
     limit(RLIMIT_FSIZE, s->untrusted ? FSIZE_UNTRUSTED : FSIZE_TRUSTED);
     limit(RLIMIT_NOFILE, s->untrusted ? NOFILE_UNTRUSTED : NOFILE_TRUSTED);
     /* In a cgroup, the cgroup bounds memory (every page, shared ones
-     * too); an address-space limit would only fail what it allows. */
-    if (s->cg_fd >= 0)
-        ;
-    else if (s->gpu)
+     * too): no address-space limit, which would only fail what it
+     * allows. */
+    if (s->cg_fd < 0 && s->gpu)
         limit(RLIMIT_DATA, s->untrusted ? DATA_GPU_TIMES * mem : DATA_GPU);
-    else if (!s->no_as_limit)
+    else if (s->cg_fd < 0 && !s->no_as_limit)
         limit(RLIMIT_AS, s->untrusted ? mem : AS_TRUSTED);
     if (s->untrusted && s->sb->drop) {
         if (setgroups(0, NULL) || setgid(s->sb->gid) ||

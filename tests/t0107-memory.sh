@@ -10,7 +10,8 @@
 # MAXCODE_CUDA_DEVICES and a device played by MAXCODE_CUDA_PROBE) and in
 # an instruction-counting run. As root on a machine with a writable
 # memory controller (this project's machines, CI), the bound is the
-# run's own memory cgroup, removed after the run; one that a killed
+# run's own memory cgroup, removed after the run (an original over the
+# bound cannot judge, and says so); one that a killed
 # maxcode left is swept by the next; two maxcode processes at once get
 # two. Without a cgroup (the hook MAXCODE_NO_CGROUP), the record's
 # sandbox line says which bound is in force.
@@ -175,6 +176,14 @@ if [ -n "$CGROUP" ]; then
     test "$st" = 3 && cgroup_gone "$last_pid"
   '
 
+  test_expect_success 'the original itself over the bound: cannot judge, and why' '
+    "$MAXCODE_BIN" eval plain.c orig.c --no-time >o.out 2>o.err &
+    last_pid=$!
+    wait "$last_pid"; test $? = 1 &&
+    contains o.err "the original ran out of memory on (no input): killed in its cgroup at the run'"'"'s bound of 256 MiB (MAXCODE_RUN_MEMORY); raise MAXCODE_RUN_MEMORY" &&
+    cgroup_gone "$last_pid"
+  '
+
   test_expect_success 'a killed maxcode leaves a cgroup that the next one sweeps' '
     sed "s/^    return 42;/    sleep(w[0] ? 1 : 30);\\
     return 42;/" orig.c >sleepy.c || exit 1
@@ -216,6 +225,7 @@ else
       'an instruction-counting run'; do
     test_skip "$t writing 1 GiB of shared memory: crash, out of memory" "$WHY"
   done
+  test_skip 'the original itself over the bound: cannot judge, and why' "$WHY"
   test_skip 'a killed maxcode leaves a cgroup that the next one sweeps' "$WHY"
   test_skip 'two maxcode processes at once: two cgroups, none left' "$WHY"
 fi
