@@ -142,6 +142,9 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_TIMING_CPU] = {"MAXCODE_TIMING_CPU", NULL, K_STRING, "last", NULL,
                            0, 0, "the CPU timing runs are pinned to: last, "
                            "a number, or none"},
+    [MC_SET_RUN_MEMORY] = {"MAXCODE_RUN_MEMORY", NULL, K_SIZE, "4G", NULL,
+                           0, 0, "memory bound of each run of candidate "
+                           "code (cgroup, else rlimits)"},
 };
 
 static const char *const origin_names[] = {

@@ -39,6 +39,11 @@
                                   * 128 + N, as the shell says it */
 #define LOADER_EXIT  127         /* status when the dynamic loader (or
                                   * exec) failed */
+#define MEMORY_MIN   (16ULL << 20) /* MAXCODE_RUN_MEMORY's least */
+#define MIB          (1ULL << 20)
+/* ASan's report when its own watch of resident memory (hard_rss_limit_mb,
+ * set where no cgroup bounds a sanitizer run) fires. */
+#define SAN_RSS_REPORT "hard rss limit exhausted"
 
 /* A number macro as a string literal, for the sanitizers' options. */
 #define STR_(x) #x
@@ -87,6 +92,9 @@
 
 /* Reads outside the project (doc/internals/eval.md, "Reads"). */
 #define OUTSIDE_REASON  "candidate reads a file outside the project"
+
+/* How a timed or counted run failed (bench_runs()' *FAILED). */
+enum { RUN_FAILED = 1, RUN_OOM = 2 };
 
 /* What counts instructions: ev->instr_tool (eval.h). */
 enum { TOOL_UNKNOWN = 0, TOOL_PERF = 1, TOOL_VALGRIND = 2 };
@@ -576,6 +584,7 @@ struct run_spec {
 struct run_result {
     struct mc_run_out o;
     int timed_out, signaled, sig, truncated;
+    int oom;              /* killed at the memory bound */
     double seconds;       /* harness time, else wall time */
     double wall;          /* wall time */
     int harness;          /* maxcode-time lines were printed */
@@ -687,9 +696,16 @@ run_command(const struct mc_eval *ev, const struct run_spec *spec,
             argv->oom = 1;
     }
     if (spec->sanitized && !mc_lang_get(ev->t->lang)->kernels) {
-        mc_strv_push(env, "ASAN_OPTIONS=detect_leaks=0:exitcode="
-                          STR(SAN_EXIT) ":allocator_may_return_null=0:"
-                          "max_allocation_size_mb=" STR(SAN_MAX_ALLOC_MB));
+        mc_buf_adds(&b, "ASAN_OPTIONS=detect_leaks=0:exitcode="
+                        STR(SAN_EXIT) ":allocator_may_return_null=0:"
+                        "max_allocation_size_mb=" STR(SAN_MAX_ALLOC_MB));
+        /* No cgroup: nothing the kernel enforces bounds this run (its
+         * shadow rules RLIMIT_AS out); ASan's own watch of its resident
+         * memory, every 100 ms, is what there is. */
+        if (!ev->sb.cg.dir)
+            mc_buf_addf(&b, ":hard_rss_limit_mb=%llu",
+                        ev->sb.memory / MIB);
+        mc_strv_push_owned(env, mc_buf_detach(&b, NULL));
         mc_strv_push(env, "UBSAN_OPTIONS=halt_on_error=1:exitcode="
                           STR(SAN_EXIT) ":print_stacktrace=0");
     }
@@ -710,6 +726,7 @@ take_result(struct mc_eval *ev, const struct run_spec *spec,
     res->signaled = r->signaled;
     res->sig = r->sig;
     res->truncated = r->truncated;
+    res->oom = r->oom;
     res->o.status = r->exited ? r->status : SIG_STATUS + r->sig;
     res->seconds = res->wall = r->wall_s;
     if (spec->tool) {
@@ -787,7 +804,10 @@ run_once(struct mc_eval *ev, const struct run_spec *spec,
     so.stdin_path = spec->input;
     so.timeout_s = spec->timeout_s;
     so.untrusted = spec->untrusted;
-    so.no_as_limit = spec->sanitized || (spec->tool != NULL);
+    /* perf and valgrind run within RLIMIT_AS (without a cgroup, it
+     * bounds the program and the tool together); ASan's shadow does
+     * not. */
+    so.no_as_limit = spec->sanitized;
     so.gpu = mc_lang_get(ev->t->lang)->kernels;
     so.env = env.v;
     so.out_cap = OUT_CAP;
@@ -1274,10 +1294,23 @@ timing_cpu(struct mc_eval *ev, const char *value, struct mc_err *err)
     return MC_OK;
 }
 
+/* The memory bound of a run, as VALUE (MAXCODE_RUN_MEMORY) says, into
+ * *BYTES; MC_ECONFIG when it is not a size or below MEMORY_MIN. */
+static enum mc_code
+run_memory(const char *value, unsigned long long *bytes, struct mc_err *err)
+{
+    if (mc_conf_parse_size(value, bytes) || *bytes < MEMORY_MIN)
+        return mc_err_set(err, MC_ECONFIG, "MAXCODE_RUN_MEMORY '%s' is not "
+                          "a memory bound: a size of at least 16M, such as "
+                          "256M or 4G", value);
+    return MC_OK;
+}
+
 enum mc_code
 mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
              struct mc_err *err)
 {
+    unsigned long long memory = 0;
     enum mc_code rc;
 
     char cwd[PATH_MAX];
@@ -1299,7 +1332,12 @@ mc_eval_init(struct mc_eval *ev, struct mc_target *t, const char *cache_dir,
     ev->timing_cap_s = atof(mc_conf_get(&t->conf, MC_SET_TIMING_CAP));
     rc = timing_cpu(ev, mc_conf_get(&t->conf, MC_SET_TIMING_CPU), err);
     if (!rc)
+        rc = run_memory(mc_conf_get(&t->conf, MC_SET_RUN_MEMORY), &memory,
+                        err);
+    if (!rc)
         rc = mc_sandbox_init(&ev->sb, err);
+    if (!rc)
+        mc_sandbox_set_memory(&ev->sb, memory);
     if (!rc)
         rc = allow_project_reads(ev, err);
     if (rc)
@@ -1399,7 +1437,8 @@ result_release(struct run_result *res)
 /*
  * Run EXE once per bench input, under TOOL ("perf", "valgrind") when it
  * is not NULL: the sum of the seconds, or of the instructions counted,
- * into *TOTAL. *FAILED tells a run that timed out or was killed.
+ * into *TOTAL. *FAILED tells a run that timed out or was killed
+ * (RUN_FAILED), or was killed at the memory bound (RUN_OOM).
  */
 static enum mc_code
 bench_runs(struct mc_eval *ev, const char *exe, const char *tool,
@@ -1423,9 +1462,11 @@ bench_runs(struct mc_eval *ev, const char *exe, const char *tool,
         spec.tool = tool;
         spec.pinned = !tool;
         rc = run_once(ev, &spec, &res, err);
-        if (!rc && (res.timed_out || res.signaled))
-            *failed = 1;
-        if (!rc && tool && res.instructions < 0)
+        if (!rc && res.oom)
+            *failed = RUN_OOM;
+        else if (!rc && (res.timed_out || res.signaled) && !*failed)
+            *failed = RUN_FAILED;
+        if (!rc && tool && res.instructions < 0 && !res.oom)
             rc = mc_err_set(err, MC_EIO, "%s reported no instruction count "
                             "(or more than one)", tool);
         *total += tool ? res.instructions : res.seconds;
@@ -1442,13 +1483,12 @@ time_sample(struct mc_eval *ev, const char *exe, double timeout,
     return bench_runs(ev, exe, NULL, timeout, seconds, failed, err);
 }
 
-/* Instructions of EXE over the bench inputs, with perf or valgrind. */
+/* Instructions of EXE over the bench inputs, with perf or valgrind;
+ * *FAILED as bench_runs() says. */
 static enum mc_code
 count_instructions(struct mc_eval *ev, const char *exe, double *count,
-                   struct mc_err *err)
+                   int *failed, struct mc_err *err)
 {
-    int failed;
-
     if (ev->instr_tool == TOOL_UNKNOWN) {
         /* Probe once: perf counts only where the kernel lets it. */
         struct run_spec spec;
@@ -1467,7 +1507,7 @@ count_instructions(struct mc_eval *ev, const char *exe, double *count,
     }
     return bench_runs(ev, exe,
                       ev->instr_tool == TOOL_PERF ? "perf" : "valgrind",
-                      COUNT_TIMEOUT_S, count, &failed, err);
+                      COUNT_TIMEOUT_S, count, failed, err);
 }
 
 static int
@@ -1490,14 +1530,25 @@ time_original(struct mc_eval *ev, struct mc_err *err)
 
     lock = timing_lock(ev);
     if (metric_is_instructions(ev)) {
-        rc = count_instructions(ev, ev->orig_time, &ev->baseline_s, err);
+        rc = count_instructions(ev, ev->orig_time, &ev->baseline_s,
+                                &failed, err);
+        if (!rc && failed == RUN_OOM)
+            rc = mc_err_set(err, MC_EINVAL, "the original ran out of "
+                            "memory while its instructions were counted "
+                            "(the bound is %llu MiB: MAXCODE_RUN_MEMORY)",
+                            ev->sb.memory / MIB);
     } else {
         rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &s[0],
                          &failed, err);
         for (i = 0; !rc && !failed && i < BASELINE_SAMPLES; i++)
             rc = time_sample(ev, ev->orig_time, timing_timeout(ev), &s[i],
                              &failed, err);
-        if (!rc && failed)
+        if (!rc && failed == RUN_OOM)
+            rc = mc_err_set(err, MC_EINVAL, "the original's timing build "
+                            "ran out of memory on its bench inputs (the "
+                            "bound is %llu MiB: MAXCODE_RUN_MEMORY)",
+                            ev->sb.memory / MIB);
+        else if (!rc && failed)
             rc = mc_err_set(err, MC_EINVAL, "the original's timing build "
                             "timed out or crashed on its bench inputs");
         if (!rc) {
@@ -1574,6 +1625,17 @@ cuda_error_line(const struct mc_buf *b, size_t *len)
     return NULL;
 }
 
+/* Why a run was stopped at the memory bound, into B: killed in its
+ * cgroup (CGROUP), else by ASan's watch of its resident memory. */
+static void
+out_of_memory(const struct mc_eval *ev, int cgroup, struct mc_buf *b)
+{
+    mc_buf_addf(b, "%s at the run's bound of %llu MiB "
+                "(MAXCODE_RUN_MEMORY)", cgroup ? "killed in its cgroup"
+                : "stopped by ASan's resident-memory limit",
+                ev->sb.memory / MIB);
+}
+
 /* Why the original's two runs A and B on input I cannot be a reference,
  * into EV->why; MC_EINVAL then, MC_OK when they can. */
 static enum mc_code
@@ -1610,6 +1672,11 @@ judge_reference(struct mc_eval *ev, const struct run_result *a,
                     ev->sb.drop ? " (runs are the user nobody: every "
                     "directory on the way to the library must be "
                     "readable by others)" : "");
+    } else if (a->oom) {
+        mc_buf_addf(&ev->why, "the original ran out of memory on %s: ",
+                    input_name(ev, i));
+        out_of_memory(ev, 1, &ev->why);
+        mc_buf_adds(&ev->why, "; raise MAXCODE_RUN_MEMORY");
     } else if (unseen) {
         mc_buf_addf(&ev->why, "the original fails in its runs (%s %d "
                     "on %s): its args name '%s', which each run's "
@@ -2156,7 +2223,7 @@ ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
             return mc_err_set(err, MC_EINVAL, "the original timed out or "
                               "crashed while it was timed");
         if (fb) {
-            *failed = 1;
+            *failed = fb;
             return MC_OK;
         }
         ratio[n] = b[n] > 0 ? a[n] / b[n] : 0;
@@ -2217,23 +2284,43 @@ guarded_round(void *arg, int *keep)
     return rc;
 }
 
-/* Count the instructions of the original once and of CAND twice, the
- * load sampled around them for the record only: counts do not depend
- * on it. */
+/* FB's verdict: CAND's run was killed at the memory bound while it was
+ * WHAT ("timed", "counted"). */
+static void
+timing_oom(struct mc_eval *ev, const char *what, struct mc_feedback *fb)
+{
+    fb->verdict = MC_VERDICT_CRASH;
+    mc_buf_addf(&fb->detail, "out of memory while it was %s: ", what);
+    out_of_memory(ev, 1, &fb->detail);
+}
+
+/* Count the instructions of the original once and of CAND twice into
+ * FB's timing, the load sampled around them for the record only: counts
+ * do not depend on it. A count killed at the memory bound is FB's
+ * verdict, crash. */
 static enum mc_code
 time_by_count(struct mc_eval *ev, const char *cand, double min_speedup,
-              struct mc_timing *t, struct mc_err *err)
+              struct mc_feedback *fb, struct mc_err *err)
 {
     mc_load_fn *sample = ev->load_fn ? ev->load_fn : mc_load_read;
+    struct mc_timing *t = &fb->timing;
     double ci = 0, oi = 0, ci2 = 0;
     enum mc_code rc;
+    int fo = 0, fc = 0;
 
     sample(&t->load[0].before, ev->load_ctx);
-    rc = count_instructions(ev, ev->orig_time, &oi, err);
+    rc = count_instructions(ev, ev->orig_time, &oi, &fo, err);
+    if (!rc && fo == RUN_OOM)
+        rc = mc_err_set(err, MC_EINVAL, "the original ran out of memory "
+                        "while its instructions were counted");
     if (!rc)
-        rc = count_instructions(ev, cand, &ci, err);
-    if (!rc)
-        rc = count_instructions(ev, cand, &ci2, err);
+        rc = count_instructions(ev, cand, &ci, &fc, err);
+    if (!rc && fc != RUN_OOM)
+        rc = count_instructions(ev, cand, &ci2, &fc, err);
+    if (!rc && fc == RUN_OOM) {
+        timing_oom(ev, "counted", fb);
+        return MC_OK;
+    }
     if (rc)
         return rc;
     sample(&t->load[0].after, ev->load_ctx);
@@ -2316,12 +2403,16 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
     t->start = wall_now();
     mc_verbose("timing: start %.6f %s", t->start, ev->t->source);
     if (metric_is_instructions(ev)) {
-        rc = time_by_count(ev, cand, min_speedup, t, err);
+        rc = time_by_count(ev, cand, min_speedup, fb, err);
         goto out;
     }
     rc = warm_up(ev, cand, &wf, err);
     if (rc)
         goto out;
+    if (wf == RUN_OOM) {
+        timing_oom(ev, "timed", fb);
+        goto out;
+    }
     if (wf) {
         fb->verdict = MC_VERDICT_TIMEOUT;
         mc_buf_adds(&fb->detail, "the timing build timed out or crashed");
@@ -2340,6 +2431,10 @@ time_candidate(struct mc_eval *ev, const char *cand, struct mc_feedback *fb,
                            &t->load[r]);
         if (rc)
             goto out;
+        if (a.failed == RUN_OOM && !r) {
+            timing_oom(ev, "timed", fb);
+            goto out;
+        }
         if (a.failed && !r) {
             fb->verdict = MC_VERDICT_TIMEOUT;
             mc_buf_adds(&fb->detail, "a timing run timed out or crashed");
@@ -2411,7 +2506,15 @@ check_runs(struct mc_eval *ev, const char *exe, int sanitized,
                        sanitized ? SAN_SLOWDOWN * timeout : timeout, &res, i,
                        err))
             return 0;
-        if (res.timed_out) {
+        if (res.oom || (sanitized && strstr(res.o.err.s, SAN_RSS_REPORT))) {
+            fb->verdict = MC_VERDICT_CRASH;
+            mc_buf_addf(&fb->detail, "%s: out of memory%s: ",
+                        input_name(ev, i),
+                        sanitized && !*when ? " in the sanitizer run" : "");
+            out_of_memory(ev, res.oom, &fb->detail);
+            mc_buf_adds(&fb->detail, when);
+            ok = 0;
+        } else if (res.timed_out) {
             fb->verdict = MC_VERDICT_TIMEOUT;
             mc_buf_addf(&fb->detail, "%s: timed out after %.1f s%s",
                         input_name(ev, i),
@@ -2584,7 +2687,8 @@ judge_built(struct mc_eval *ev, const char *path, const char *dir,
     /* 5. Timing, 6. correctness again afterwards. */
     if (time_it) {
         rc = time_candidate(ev, time_exe, fb, err);
-        if (rc || fb->verdict == MC_VERDICT_TIMEOUT)
+        if (rc || fb->verdict == MC_VERDICT_TIMEOUT ||
+            fb->verdict == MC_VERDICT_CRASH)
             return rc;
         if (!check_runs(ev, test_exe, 0, fb, " (after timing)", err))
             return MC_OK;

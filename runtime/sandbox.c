@@ -7,6 +7,7 @@
 #include "mc_setup.h"
 #include "sandbox.h"
 #include "alloc.h"
+#include "cgroup.h"
 #include "buf.h"
 #include "strv.h"
 #include "tree.h"
@@ -36,13 +37,16 @@
 #define FSIZE_TRUSTED      (1024 * MB)
 #define NOFILE_UNTRUSTED   256
 #define NOFILE_TRUSTED     1024
-#define AS_UNTRUSTED       (4096 * MB)
+#define MEMORY_DEFAULT     (4096 * MB) /* untrusted runs' memory bound */
 #define AS_TRUSTED         (8192 * MB)
-/* CUDA runs: the runtime reserves far more address space than any
- * RLIMIT_AS we could set (PROT_NONE ranges for unified addressing), and
- * device memory is mapped shared; RLIMIT_DATA counts only private
- * writable memory, so it still bounds what the host side allocates. */
-#define DATA_GPU           (16384 * MB)
+/* Without a cgroup, a CUDA run's memory bound: the runtime reserves far
+ * more address space than any RLIMIT_AS we could set (PROT_NONE ranges
+ * for unified addressing), so RLIMIT_DATA instead, at this many times
+ * the bound (16 GiB at the default). RLIMIT_DATA counts private
+ * writable memory only: not shared mappings, which is why the cgroup,
+ * where there is one, is the bound of every untrusted run. */
+#define DATA_GPU_TIMES     4
+#define DATA_GPU           (16384 * MB) /* trusted CUDA runs */
 #define GPU_PATHS_MAX      64    /* device nodes a CUDA run may write */
 #define NPROC_UNTRUSTED    64
 #define TIMEOUT_DEFAULT_S  60    /* a run whose timeout_s is 0 */
@@ -107,6 +111,8 @@ struct setup {
     const struct mc_sandbox *sb;
     const char *write_dir;
     int untrusted, no_as_limit, gpu;
+    int cg_fd;                /* the run's cgroup.procs, or -1: no
+                               * cgroup, rlimits bound its memory */
     char *const *gpu_paths;   /* device nodes also writable, or NULL */
     char *const *read_paths;  /* all that may be read, or NULL: reads are
                                * not limited */
@@ -217,7 +223,14 @@ child_setup(void *ctx)
 {
     const struct setup *s = ctx;
     rlim_t cpu = (rlim_t)s->timeout_s + CPU_SLACK_S;
+    rlim_t mem = (rlim_t)s->sb->memory;
 
+    /* First: what this process allocates from now on is counted. */
+    if (s->cg_fd >= 0 && mc_cgroup_enter(s->cg_fd)) {
+        dprintf(2, "maxcode: sandbox: cannot enter the run's memory "
+                "cgroup: %s\n", strerror(errno));
+        return -1;
+    }
     if (s->sb->netns && setns(s->sb->netns_fd, CLONE_NEWNET)) {
         dprintf(2, "maxcode: sandbox: cannot cut the network: %s\n",
                 strerror(errno));
@@ -238,10 +251,13 @@ child_setup(void *ctx)
     limit(RLIMIT_CORE, 0);
     limit(RLIMIT_FSIZE, s->untrusted ? FSIZE_UNTRUSTED : FSIZE_TRUSTED);
     limit(RLIMIT_NOFILE, s->untrusted ? NOFILE_UNTRUSTED : NOFILE_TRUSTED);
-    if (s->gpu)
-        limit(RLIMIT_DATA, DATA_GPU);
-    else if (!s->no_as_limit)
-        limit(RLIMIT_AS, s->untrusted ? AS_UNTRUSTED : AS_TRUSTED);
+    /* In a cgroup, the cgroup bounds memory (every page, shared ones
+     * too): no address-space limit, which would only fail what it
+     * allows. */
+    if (s->cg_fd < 0 && s->gpu)
+        limit(RLIMIT_DATA, s->untrusted ? DATA_GPU_TIMES * mem : DATA_GPU);
+    else if (s->cg_fd < 0 && !s->no_as_limit)
+        limit(RLIMIT_AS, s->untrusted ? mem : AS_TRUSTED);
     if (s->untrusted && s->sb->drop) {
         if (setgroups(0, NULL) || setgid(s->sb->gid) ||
             setuid(s->sb->uid)) {
@@ -372,6 +388,38 @@ sweep_stale_roots(const char *base)
     closedir(d);
 }
 
+/*
+ * Whether the sandbox cgroup NAME (ROOT-PID, see cgroup.h) was left by
+ * a process that is gone: its scratch directory ROOT in BASE (CTX) has
+ * a lock that no live process holds, or (another TMPDIR, or no lock
+ * yet) no process PID is alive.
+ */
+static int
+stale_cgroup(const char *name, void *ctx)
+{
+    const char *base = ctx, *dash = strrchr(name, '-');
+    struct mc_buf lock = MC_BUF_INIT;
+    long pid = dash ? atol(dash + 1) : 0;
+    int fd, stale;
+
+    if (pid <= 0 || (size_t)(dash - name) <= strlen(ROOT_PREFIX))
+        return 0;
+    mc_buf_addf(&lock, "%s/%.*s/%s", base, (int)(dash - name), name,
+                ROOT_LOCK);
+    fd = mc_buf_status(&lock)
+             ? -1
+             : open(lock.s, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0)
+        stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    else
+        stale = pid != (long)getpid() && kill((pid_t)pid, 0) &&
+                errno == ESRCH;
+    if (fd >= 0)
+        close(fd);
+    mc_buf_release(&lock);
+    return stale;
+}
+
 /* Whether the user SB drops to may enter every directory above PATH
  * (by the mode bits; PATH itself is made 0711). Else the first that it
  * may not, into BLOCKED. */
@@ -410,6 +458,10 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
 
     memset(sb, 0, sizeof(*sb));
     sb->lock_fd = -1;
+    sb->memory = MEMORY_DEFAULT;
+    /* The cgroups first: a stale one is known by its scratch directory's
+     * free lock, which the next sweep removes. */
+    mc_cgroup_sweep(stale_cgroup, (void *)base);
     sweep_stale_roots(base);
     mc_buf_addf(&path, "%s/%sXXXXXX", base, ROOT_PREFIX);
     if (mc_buf_status(&path))
@@ -449,6 +501,17 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
         sb->landlock = 0;
     /* Orphans of our children come to us, so that none escapes. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    /* The memory cgroup of this sandbox's runs: the scratch directory's
+     * name and our PID (a lock is where a sweep finds whether we live). */
+    mc_buf_reset(&path);
+    mc_buf_addf(&path, "%s-%ld", strrchr(sb->root, '/') + 1,
+                (long)getpid());
+    if (mc_buf_status(&path)) {
+        mc_sandbox_release(sb);
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    mc_cgroup_init(&sb->cg, path.s, sb->memory);
+    mc_buf_release(&path);
     return MC_OK;
 }
 
@@ -472,6 +535,8 @@ void
 mc_sandbox_release(struct mc_sandbox *sb)
 {
     mc_sandbox_sweep();
+    /* Before the lock goes: a sweep never sees our cgroup unlocked. */
+    mc_cgroup_release(&sb->cg);
     if (sb->netns)
         close(sb->netns_fd);
     if (sb->root)
@@ -482,6 +547,12 @@ mc_sandbox_release(struct mc_sandbox *sb)
     mc_strv_release(&sb->reads);
     memset(sb, 0, sizeof(*sb));
     sb->lock_fd = -1;
+}
+
+void
+mc_sandbox_set_memory(struct mc_sandbox *sb, unsigned long long bytes)
+{
+    sb->memory = bytes ? bytes : MEMORY_DEFAULT;
 }
 
 enum mc_code
@@ -841,6 +912,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
 {
     struct mc_strv env = MC_STRV_INIT, gpu_paths = MC_STRV_INIT;
     struct mc_strv reads = MC_STRV_INIT;
+    struct mc_cgroup_run cg = {NULL, -1};
     struct setup s;
     struct mc_spawn_opts so;
     enum mc_code rc;
@@ -864,6 +936,18 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
         mc_strv_release(&reads);
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     }
+    /* Candidate code runs in a memory cgroup of its own, where there is
+     * one: the bound counts every page, shared memory too. */
+    rc = o->untrusted && sb->cg.dir
+             ? mc_cgroup_run_begin(&sb->cg, sb->memory, &cg, err)
+             : MC_OK;
+    if (rc) {
+        mc_strv_release(&env);
+        mc_strv_release(&gpu_paths);
+        mc_strv_release(&reads);
+        return rc;
+    }
+    s.cg_fd = cg.procs_fd;
     s.gpu_paths = gpu_paths.v;
     s.read_paths = reads.v;
     memset(&so, 0, sizeof(so));
@@ -881,21 +965,52 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
         so.clone_flags = CLONE_NEWPID | CLONE_NEWIPC;
     rc = mc_spawn(argv, &so, r, err);
     mc_sandbox_sweep();
+    /* Its processes are gone: the leaf can go, once it told of kills. */
+    if (cg.path)
+        r->oom = mc_cgroup_run_end(&sb->cg, &cg) > 0;
     mc_strv_release(&env);
     mc_strv_release(&gpu_paths);
     mc_strv_release(&reads);
     return rc;
 }
 
+/* BYTES as "4 GiB", "256 MiB", "100 KiB" or "1000 bytes", into BUF. */
+static const char *
+size_text(unsigned long long bytes, char *buf, size_t cap)
+{
+    static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB",
+                                       "TiB"};
+    size_t u = 0;
+
+    while (u + 1 < MC_ARRAY_SIZE(unit) && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%llu %s", bytes, unit[u]);
+    return buf;
+}
+
 const char *
 mc_sandbox_describe(const struct mc_sandbox *sb)
 {
-    static char text[640];
+    static char text[1200];
+    char mem[32], memory[600];
 
+    size_text(sb->memory, mem, sizeof(mem));
+    if (sb->cg.dir)
+        snprintf(memory, sizeof(memory), "memory %s per run, every page "
+                 "counted, shared memory too (its own cgroup %s, no swap; "
+                 "sanitizer and instruction-counting runs too)", mem,
+                 sb->cg.v2 ? "v2" : "v1");
+    else
+        snprintf(memory, sizeof(memory), "address space %s per run "
+                 "(RLIMIT_AS; no memory cgroup: %s), sanitizer runs: NO "
+                 "hard memory bound (ASan reserves terabytes of address "
+                 "space; ASan's own check of resident memory instead)",
+                 mem, sb->cg.why);
     snprintf(text, sizeof(text),
              "network: %s; writes: %s; reads: %s; user: %s; processes: %s; "
-             "limits: "
-             "cpu, address space %llu GiB, file size %llu MiB, %d files, "
+             "limits: cpu, %s, file size %llu MiB, %d files, "
              "%d processes; timeout kills the process group; leftovers "
              "swept",
              sb->netns ? "cut (new network namespace)"
@@ -912,19 +1027,29 @@ mc_sandbox_describe(const struct mc_sandbox *sb)
              sb->drop ? "nobody (dropped from root)" : "the invoking user",
              sb->pidns ? "own PID and IPC namespaces"
                        : "NOT in their own PID namespace",
-             AS_UNTRUSTED / (1024 * MB), FSIZE_UNTRUSTED / MB,
-             NOFILE_UNTRUSTED, NPROC_UNTRUSTED);
+             memory, FSIZE_UNTRUSTED / MB, NOFILE_UNTRUSTED,
+             NPROC_UNTRUSTED);
     return text;
 }
 
 const char *
 mc_sandbox_describe_gpu(const struct mc_sandbox *sb)
 {
-    static char text[800];
+    static char text[1600];
+    char data[32];
 
-    snprintf(text, sizeof(text), "%s; CUDA runs: the NVIDIA device nodes "
-             "writable, a data limit of %llu GiB instead of the "
-             "address-space limit, CUDA_* and NVIDIA_* variables kept",
-             mc_sandbox_describe(sb), DATA_GPU / (1024 * MB));
+    if (sb->cg.dir)
+        snprintf(text, sizeof(text), "%s; CUDA runs: the NVIDIA device "
+                 "nodes writable, no address-space limit (the cgroup bounds "
+                 "their host memory), CUDA_* and NVIDIA_* variables kept",
+                 mc_sandbox_describe(sb));
+    else
+        snprintf(text, sizeof(text), "%s; CUDA runs: the NVIDIA device "
+                 "nodes writable, a data limit of %s instead of the "
+                 "address-space limit, which does NOT count shared memory, "
+                 "CUDA_* and NVIDIA_* variables kept",
+                 mc_sandbox_describe(sb),
+                 size_text(DATA_GPU_TIMES * sb->memory, data,
+                           sizeof(data)));
     return text;
 }

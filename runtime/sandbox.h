@@ -15,8 +15,15 @@
  *     read (mc_sandbox_allow_read()), reads too: to those paths, the
  *     scratch directory, the directories on PATH and the system's
  *     (see sandbox.c);
- *   - sets rlimits: CPU time, address space, file size, open files,
- *     processes, no core files;
+ *   - bounds memory: an untrusted run (candidate code, and the
+ *     original's runs that judge it) enters a memory cgroup of its own
+ *     where the machine lets us make one (cgroup.h), which counts every
+ *     page, shared ones too, for every kind of run; elsewhere
+ *     RLIMIT_AS, RLIMIT_DATA for CUDA runs, and nothing the kernel
+ *     enforces for sanitizer runs (the executor asks ASan to watch its
+ *     resident memory then);
+ *   - sets rlimits: CPU time, file size, open files, processes, no core
+ *     files;
  *   - pins the run to the caller's CPUs, when it names any (timing);
  *   - for untrusted runs as root, drops to the unprivileged user
  *     "nobody", so the process limit holds and root-owned files are out
@@ -35,6 +42,7 @@
 
 #include <sched.h>
 #include <sys/types.h>
+#include "cgroup.h"
 #include "spawn.h"
 #include "strv.h"
 #include "status.h"
@@ -52,6 +60,10 @@ struct mc_sandbox {
     struct mc_strv reads; /* ... to these real paths and the system's */
     int pidns;         /* untrusted runs get PID and IPC namespaces */
     unsigned serial;   /* for run directory names */
+    unsigned long long memory; /* an untrusted run's memory bound, bytes
+                        * (mc_sandbox_set_memory(); 4 GiB) */
+    struct mc_cgroup cg; /* where that bound is a cgroup's (cg.dir), or
+                        * why it is rlimits (cg.why) */
 };
 
 struct mc_sandbox_opts {
@@ -62,14 +74,17 @@ struct mc_sandbox_opts {
     const char *stdin_path;   /* NULL: /dev/null */
     double timeout_s;         /* wall clock; 0: 60 s */
     int untrusted;            /* candidate code: drop privileges */
-    int no_as_limit;          /* sanitizer builds reserve huge shadows */
+    int no_as_limit;          /* sanitizer builds reserve huge shadows:
+                               * no RLIMIT_AS (a cgroup still bounds an
+                               * untrusted run) */
     int read_all;             /* reads are not limited (a trusted
                                * listing of what the original reads) */
     int gpu;                  /* a CUDA program: the NVIDIA device nodes
                                * may be opened for writing, memory is
-                               * bounded by RLIMIT_DATA instead of the
-                               * address space, and the CUDA_* and
-                               * NVIDIA_* variables are kept */
+                               * bounded by the cgroup, or without one by
+                               * RLIMIT_DATA instead of the address
+                               * space, and the CUDA_* and NVIDIA_*
+                               * variables are kept */
     char *const *env;         /* extra NAME=VALUE strings, or NULL */
     size_t out_cap;           /* bytes kept per stream; 0: 1 MiB */
     const cpu_set_t *cpus;    /* the CPUs the run may use, or NULL: those
@@ -80,8 +95,13 @@ struct mc_sandbox_opts {
  * isolation this OS allows. Release with mc_sandbox_release(). The
  * directory is locked while this process lives; scratch directories of
  * ours that no live process locks (left by a command killed by a
- * signal) are removed first. */
+ * signal) are removed first, and so are the memory cgroups such a
+ * command left (see stale_cgroup() in sandbox.c). */
 enum mc_code mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err);
+
+/* Bound the memory of each untrusted run to BYTES (MAXCODE_RUN_MEMORY;
+ * 0: the default, 4 GiB), from the next run on. */
+void mc_sandbox_set_memory(struct mc_sandbox *sb, unsigned long long bytes);
 
 /* Kill what is left, remove the scratch directory, free SB. */
 void mc_sandbox_release(struct mc_sandbox *sb);
@@ -113,8 +133,10 @@ int mc_sandbox_may_read(const struct mc_sandbox *sb, const char *path);
 enum mc_code mc_sandbox_dir(struct mc_sandbox *sb, const char *name,
                             int untrusted, char **path, struct mc_err *err);
 
-/* Run ARGV as described above; R as for mc_spawn(). Leftover processes
- * are swept before it returns. */
+/* Run ARGV as described above; R as for mc_spawn(), and R->oom set when
+ * the kernel's OOM killer killed a process of the run at its cgroup's
+ * bound. Leftover processes are swept before it returns. MC_EIO also
+ * when the run's cgroup cannot be made. */
 enum mc_code mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
                             const struct mc_sandbox_opts *o,
                             struct mc_spawn_result *r, struct mc_err *err);

@@ -41,6 +41,7 @@ struct mc_spawn_result {
     int sig;
     int timed_out;    /* we killed it at the timeout */
     int truncated;    /* an output stream was cut at the cap */
+    int oom;          /* the memory bound killed it (mc_sandbox_run()) */
     double wall_s;    /* from the exec to the exit */
     double user_s, sys_s; /* CPU time of the child (not its orphans) */
     struct mc_buf out, err;  /* captured stdout and stderr */

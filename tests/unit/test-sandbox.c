@@ -13,6 +13,14 @@
  * by a killed process (its lock free) is removed by the next sandbox,
  * one still locked or without a lock (an older maxcode's) is not.
  * And files= trees copied into a run: links only inside the tree.
+ * Memory: as root, on a machine with a writable memory controller, an
+ * untrusted run (plain, CUDA, sanitizer) is in a memory cgroup of its
+ * own, where writing more shared anonymous memory than the bound gets
+ * it killed and reported (oom); the leaves and the sandbox's cgroup go
+ * with the runs and the sandbox, and one left by a dead process is
+ * swept by the next sandbox. Without a cgroup (the MAXCODE_NO_CGROUP
+ * hook), rlimits, and the record says that a CUDA run's data limit does
+ * not count shared memory, as the test shows.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -22,9 +30,27 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+
+#define MIB (1024ULL * 1024)
+
+/* Built with ASan (--enable-asan): this program, which the memory cases
+ * run, cannot start under an address-space or data limit (its shadow). */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
 
 static char dir[] = "/tmp/mc-sandbox-XXXXXX";
 static int port;            /* a listening loopback port, out here */
@@ -135,7 +161,8 @@ check_run(struct mc_sandbox *sb, int gpu)
                 "echo x > %s/elsewhere && echo elsewhere-written;"
                 "(echo > /dev/tcp/127.0.0.1/%d) 2>/dev/null && "
                 "echo connected;"
-                "echo as=$(ulimit -v) data=$(ulimit -d); env",
+                "echo as=$(ulimit -v) data=$(ulimit -d); env;"
+                "grep :memory: /proc/self/cgroup",
                 dir, dir, dir, port);
     ok(run(sb, gpu, s.s, &r) == MC_OK && r.exited, "a run ends");
 #define CASE(c, text)                                                        \
@@ -148,10 +175,18 @@ check_run(struct mc_sandbox *sb, int gpu)
     CASE(!strstr(r.out.s, "elsewhere-written"),
          "cannot write outside its directory");
     CASE(!strstr(r.out.s, "connected"), "has no network (loopback)");
-    CASE(!!strstr(r.out.s, "as=unlimited") == gpu,
-         gpu ? "no address-space limit" : "an address-space limit");
-    CASE(!!strstr(r.out.s, "data=16777216") == gpu,
-         gpu ? "a 16 GiB data limit" : "no data limit of a CUDA run");
+    if (sb->cg.dir) {
+        CASE(strstr(r.out.s, "as=unlimited") &&
+             strstr(r.out.s, "data=unlimited"),
+             "no address-space or data limit: the cgroup bounds memory");
+        CASE(strstr(r.out.s, ":memory:") && strstr(r.out.s, "/run-"),
+             "runs in a memory cgroup leaf of its own");
+    } else {
+        CASE(!!strstr(r.out.s, "as=unlimited") == gpu,
+             gpu ? "no address-space limit" : "an address-space limit");
+        CASE(!!strstr(r.out.s, "data=16777216") == gpu,
+             gpu ? "a 16 GiB data limit" : "no data limit of a CUDA run");
+    }
     CASE(!!strstr(r.out.s, "CUDA_VISIBLE_DEVICES=1") == gpu,
          gpu ? "keeps CUDA_VISIBLE_DEVICES" : "drops CUDA_VISIBLE_DEVICES");
     CASE(!!strstr(r.out.s, "NVIDIA_VISIBLE_DEVICES=all") == gpu,
@@ -186,6 +221,198 @@ test_sandbox__cuda_policy(void)
     check_run(&sb, 1);
     check_run(&sb, 0);
     mc_sandbox_release(&sb);
+}
+
+/* The same policy without a cgroup: rlimits bound memory. */
+static void
+test_sandbox__cuda_policy_rlimits(void)
+{
+    struct mc_sandbox sb;
+
+    setenv("MAXCODE_NO_CGROUP", "1", 1);
+    if (mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox");
+        unsetenv("MAXCODE_NO_CGROUP");
+        return;
+    }
+    ok(!sb.cg.dir, "the hook leaves the sandbox without a cgroup");
+    check_run(&sb, 1);
+    check_run(&sb, 0);
+    mc_sandbox_release(&sb);
+    unsetenv("MAXCODE_NO_CGROUP");
+}
+
+static const char *self_exe; /* this program, for its --shm mode */
+
+/* --shm MIB: write MIB MiB of shared anonymous memory; "wrote" once
+ * done, exit 3 when the mapping is refused. */
+static int
+shm_write(size_t mib)
+{
+    size_t n = mib * MIB;
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+    if (p == MAP_FAILED) {
+        printf("mmap failed\n");
+        return 3;
+    }
+    memset(p, 1, n);
+    printf("wrote\n");
+    return 0;
+}
+
+/* Run this program's --shm MIB in SB as an untrusted run; a CUDA run
+ * when GPU, one without the address-space limit (a sanitizer run's)
+ * when NO_AS. The program is copied into the run directory first, so
+ * that the unprivileged user may run it wherever the build is. */
+static enum mc_code
+run_shm(struct mc_sandbox *sb, int mib, int gpu, int no_as,
+        struct mc_spawn_result *r)
+{
+    char arg[16], exe[PATH_MAX], buf[65536];
+    char *argv[] = {exe, "--shm", arg, NULL};
+    struct mc_sandbox_opts o;
+    char *rundir = NULL;
+    enum mc_code rc;
+    ssize_t n;
+    int in, out;
+
+    mc_spawn_result_init(r);
+    rc = mc_sandbox_dir(sb, "run", 1, &rundir, NULL);
+    if (rc)
+        return rc;
+    snprintf(exe, sizeof(exe), "%s/shm", rundir);
+    snprintf(arg, sizeof(arg), "%d", mib);
+    in = open(self_exe, O_RDONLY | O_CLOEXEC);
+    out = open(exe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            break;
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    if (sb->drop && chown(exe, sb->uid, sb->gid))
+        rc = MC_EIO;
+    memset(&o, 0, sizeof(o));
+    o.cwd = rundir;
+    o.untrusted = 1;
+    o.gpu = gpu;
+    o.no_as_limit = no_as;
+    o.timeout_s = 60;
+    if (!rc)
+        rc = mc_sandbox_run(sb, argv, &o, r, NULL);
+    mc_sandbox_rmtree(rundir);
+    mc_free(rundir);
+    return rc;
+}
+
+/* How many leaves (run-N) the sandbox cgroup DIR holds. */
+static int
+leaves(const char *cgdir)
+{
+    DIR *d = opendir(cgdir);
+    struct dirent *de;
+    int n = 0;
+
+    while (d && (de = readdir(d)) != NULL)
+        n += !strncmp(de->d_name, "run-", 4);
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void
+test_sandbox__memory_cgroup(void)
+{
+    struct mc_sandbox sb, sb2;
+    struct mc_spawn_result r;
+    static const char *const kind[] = {"a plain run", "a CUDA run",
+                                       "a sanitizer run"};
+    char name[160], *cgdir;
+    int i;
+
+    if (mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox");
+        return;
+    }
+    if (geteuid() != 0 && !sb.cg.dir) {
+        printf("# not root, no cgroup (%s): rlimits only\n", sb.cg.why);
+        mc_sandbox_release(&sb);
+        return;
+    }
+    ok(sb.cg.dir != NULL, "as root, runs get a memory cgroup here");
+    if (!sb.cg.dir) {
+        printf("# %s\n", sb.cg.why);
+        mc_sandbox_release(&sb);
+        return;
+    }
+    mc_sandbox_set_memory(&sb, 64 * MIB);
+    contains(mc_sandbox_describe(&sb), "memory 64 MiB per run, every page "
+             "counted, shared memory too (its own cgroup",
+             "the record says which bound is in force");
+    for (i = 0; i < 3; i++) {
+        ok(run_shm(&sb, 256, i == 1, i == 2, &r) == MC_OK, "a run ran");
+        snprintf(name, sizeof(name), "%s writing 256 MiB of shared "
+                 "memory is killed at 64 MiB, as out of memory", kind[i]);
+        ok(r.oom && r.signaled && r.sig == SIGKILL &&
+           !strstr(r.out.s, "wrote"), name);
+        mc_spawn_result_release(&r);
+    }
+    ok(run_shm(&sb, 16, 0, 0, &r) == MC_OK && r.exited &&
+       r.status == 0 && !r.oom && strstr(r.out.s, "wrote"),
+       "a run writing 16 MiB ends well");
+    mc_spawn_result_release(&r);
+    is_long(leaves(sb.cg.dir), 0, "no run's cgroup is left");
+    ok(mc_sandbox_init(&sb2, NULL) == MC_OK && sb2.cg.dir &&
+       strcmp(sb.cg.dir, sb2.cg.dir), "two sandboxes at once: two cgroups");
+    mc_sandbox_release(&sb2);
+    cgdir = mc_strdup(sb.cg.dir);
+    mc_sandbox_release(&sb);
+    ok(cgdir && access(cgdir, F_OK) && errno == ENOENT,
+       "the sandbox's cgroup goes with it");
+    mc_free(cgdir);
+}
+
+static void
+test_sandbox__memory_rlimits(void)
+{
+    struct mc_sandbox sb;
+    struct mc_spawn_result r;
+
+    setenv("MAXCODE_NO_CGROUP", "1", 1);
+    if (mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox");
+        unsetenv("MAXCODE_NO_CGROUP");
+        return;
+    }
+    mc_sandbox_set_memory(&sb, 64 * MIB);
+    contains(mc_sandbox_describe(&sb), "address space 64 MiB per run "
+             "(RLIMIT_AS; no memory cgroup: MAXCODE_NO_CGROUP is set), "
+             "sanitizer runs: NO hard memory bound",
+             "without a cgroup, the record says RLIMIT_AS, and none for "
+             "sanitizer runs");
+    contains(mc_sandbox_describe_gpu(&sb), "a data limit of 256 MiB instead "
+             "of the address-space limit, which does NOT count shared "
+             "memory", "and that a CUDA run's data limit misses shared "
+             "memory");
+    if (UNDER_ASAN) {
+        printf("# built with ASan: no run of this program under "
+               "rlimits\n");
+        mc_sandbox_release(&sb);
+        unsetenv("MAXCODE_NO_CGROUP");
+        return;
+    }
+    ok(run_shm(&sb, 256, 0, 0, &r) == MC_OK && r.exited &&
+       r.status == 3 && !r.oom, "a plain run cannot map 256 MiB");
+    mc_spawn_result_release(&r);
+    ok(run_shm(&sb, 512, 1, 0, &r) == MC_OK && r.exited &&
+       strstr(r.out.s, "wrote"), "a CUDA run writes 512 MiB of shared "
+       "memory past its 256 MiB RLIMIT_DATA (what the record says)");
+    mc_spawn_result_release(&r);
+    mc_sandbox_release(&sb);
+    unsetenv("MAXCODE_NO_CGROUP");
 }
 
 /* Run "cat FILE" in SB (READ_ALL: without the limit on reads); whether
@@ -436,10 +663,111 @@ test_sandbox__stale_roots(void)
     unsetenv("TMPDIR");
 }
 
+/* A PID that no process has. */
+static long
+dead_pid(void)
+{
+    long pid;
+
+    for (pid = 4194303; pid > 1; pid--)
+        if (kill((pid_t)pid, 0) && errno == ESRCH)
+            return pid;
+    return 0;
+}
+
+/* Make the sandbox cgroup OWN/NAME with a leaf run-000001. */
+static void
+make_cgroup(const char *own, const char *name)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", own, name);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/%s/run-000001", own, name);
+    mkdir(path, 0755);
+}
+
+/* Whether OWN/NAME exists; removed (leaf first) when KEEP is 0. */
+static int
+cgroup_exists(const char *own, const char *name, int keep)
+{
+    char path[PATH_MAX], leaf[PATH_MAX + 16];
+    int there;
+
+    snprintf(path, sizeof(path), "%s/%s", own, name);
+    there = access(path, F_OK) == 0;
+    if (!keep) {
+        snprintf(leaf, sizeof(leaf), "%s/run-000001", path);
+        rmdir(leaf);
+        rmdir(path);
+    }
+    return there;
+}
+
+/* Sandbox cgroups left by processes that are gone: the next sandbox
+ * removes them, known by the free lock of their scratch directory, or
+ * (no scratch directory here) by their PID; others are kept. */
+static void
+test_sandbox__stale_cgroups(void)
+{
+    char tmp[PATH_MAX], own[PATH_MAX], n[4][96], *slash;
+    long dead = dead_pid(), parent = (long)getppid();
+    struct mc_sandbox sb;
+    int stale, live;
+
+    if (mc_sandbox_init(&sb, NULL) || !sb.cg.dir) {
+        printf("# no cgroup here: nothing to sweep\n");
+        if (!sb.root)
+            ok(0, "a sandbox");
+        mc_sandbox_release(&sb);
+        return;
+    }
+    snprintf(own, sizeof(own), "%s", sb.cg.dir);
+    slash = strrchr(own, '/');
+    *slash = '\0';
+    mc_sandbox_release(&sb);
+    snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+    mkdir(tmp, 0755);
+    setenv("TMPDIR", tmp, 1);
+    snprintf(n[0], sizeof(n[0]), "maxcode-eval-stale3-%ld", dead);
+    snprintf(n[1], sizeof(n[1]), "maxcode-eval-live03-%ld", dead);
+    snprintf(n[2], sizeof(n[2]), "maxcode-eval-gone04-%ld", dead);
+    snprintf(n[3], sizeof(n[3]), "maxcode-eval-alive5-%ld", parent);
+    stale = make_root("maxcode-eval-stale3", 1, 0);
+    live = make_root("maxcode-eval-live03", 1, 1);
+    if (stale >= 0)
+        close(stale);
+    make_cgroup(own, n[0]);
+    make_cgroup(own, n[1]);
+    make_cgroup(own, n[2]);
+    make_cgroup(own, n[3]);
+    if (mc_sandbox_init(&sb, NULL)) {
+        ok(0, "a sandbox");
+    } else {
+        ok(!cgroup_exists(own, n[0], 0),
+           "a cgroup whose scratch directory's lock is free is removed");
+        ok(cgroup_exists(own, n[1], 0),
+           "one whose scratch directory is still locked is kept");
+        ok(!cgroup_exists(own, n[2], 0),
+           "one without a scratch directory here, its PID gone, is "
+           "removed");
+        ok(cgroup_exists(own, n[3], 0),
+           "one without a scratch directory here, its PID alive, is kept");
+        mc_sandbox_release(&sb);
+    }
+    if (live >= 0)
+        close(live);
+    unsetenv("TMPDIR");
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
     char path[160], cmd[200];
+
+    if (argc == 3 && !strcmp(argv[1], "--shm"))
+        return shm_write((size_t)atoi(argv[2]));
+    self_exe = "/proc/self/exe";
 
     if (!mkdtemp(dir) || chmod(dir, 0755)) {
         printf("Bail out! cannot make a scratch directory\n");
@@ -474,9 +802,13 @@ main(void)
     TAP_RUN(test_sandbox__gpu_paths);
     TAP_RUN(test_sandbox__gpu_env);
     TAP_RUN(test_sandbox__cuda_policy);
+    TAP_RUN(test_sandbox__cuda_policy_rlimits);
+    TAP_RUN(test_sandbox__memory_cgroup);
+    TAP_RUN(test_sandbox__memory_rlimits);
     TAP_RUN(test_sandbox__reads);
     TAP_RUN(test_sandbox__copy_in);
     TAP_RUN(test_sandbox__stale_roots);
+    TAP_RUN(test_sandbox__stale_cgroups);
     TAP_RUN(test_sandbox__cpus);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
