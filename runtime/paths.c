@@ -67,6 +67,17 @@ mc_path_in_dir(const char *path, const char *dir)
     return *p ? p : path;
 }
 
+int
+mc_path_beneath(const char *real, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return !strncmp(real, dir, n) &&
+           (real[n] == '/' || !real[n] || (n == 1 && dir[0] == '/'));
+}
+
 char *
 mc_path_relative(const char *from, const char *to)
 {

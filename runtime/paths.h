@@ -33,6 +33,14 @@ char *mc_path_relative(const char *from, const char *to);
 const char *mc_path_in_dir(const char *path, const char *dir);
 
 /*
+ * Whether REAL (a real path: absolute, no "." or ".." component, no
+ * link) is the directory DIR (a real path too; trailing slashes
+ * ignored) or lies beneath it. "/src/p/a" and "/src/p" are beneath
+ * "/src/p"; "/src/px" is not.
+ */
+int mc_path_beneath(const char *real, const char *dir);
+
+/*
  * The directory of the running executable, resolved through
  * /proc/self/exe. The caller frees *OUT with mc_free().
  */

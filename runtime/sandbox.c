@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "strv.h"
 #include "tree.h"
+#include "paths.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -570,18 +571,6 @@ mc_sandbox_allow_read(struct mc_sandbox *sb, const char *path)
     return rc;
 }
 
-/* Whether REAL (a real path) is DIR or lies beneath it. */
-static int
-beneath(const char *real, const char *dir)
-{
-    size_t n = strlen(dir);
-
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    return !strncmp(real, dir, n) &&
-           (real[n] == '/' || !real[n] || (n == 1 && dir[0] == '/'));
-}
-
 int
 mc_sandbox_may_read(const struct mc_sandbox *sb, const char *path)
 {
@@ -592,11 +581,11 @@ mc_sandbox_may_read(const struct mc_sandbox *sb, const char *path)
     if (!real)
         return 1; /* nothing there to read */
     for (i = 0; !ok && i < sb->reads.n; i++)
-        ok = beneath(real, sb->reads.v[i]);
+        ok = mc_path_beneath(real, sb->reads.v[i]);
     /* The scratch directory and the system's, as real paths too. */
     for (i = 0; !ok && i <= MC_ARRAY_SIZE(sys_code); i++) {
         dir = realpath(i ? sys_code[i - 1] : sb->root, NULL);
-        ok = dir && beneath(real, dir);
+        ok = dir && mc_path_beneath(real, dir);
         free(dir);
     }
     free(real);

@@ -325,19 +325,6 @@ climbs(const char *path)
     return 0;
 }
 
-/* Whether REAL (a real path) lies beneath directory DIR (not DIR). */
-static int
-strictly_beneath(const char *real, const char *dir)
-{
-    size_t n = strlen(dir);
-
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    if (n == 1 && dir[0] == '/')
-        return real[0] == '/' && real[1];
-    return !strncmp(real, dir, n) && real[n] == '/' && real[n + 1];
-}
-
 /* Check the match P of the files= pattern PAT, as expanded and
  * resolved: relative, no ".." component, not make's directory CWD
  * itself, its real path inside CWD, a regular file or a directory. */
@@ -364,7 +351,7 @@ check_match(const char *pat, const char *p, const char *cwd,
         else
             why = "not readable";
     } else {
-        if (!strictly_beneath(real, cwd))
+        if (!strcmp(real, cwd) || !mc_path_beneath(real, cwd))
             why = "outside make's directory once its links are resolved";
         else if (stat(real, &st))
             why = "not readable";

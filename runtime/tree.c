@@ -65,18 +65,6 @@ refuse_kind(const struct walk *w, const struct stat *st, struct mc_err *err)
                       w->path.s, mc_tree_kind_name(st));
 }
 
-/* Whether REAL (a real path) is DIR or lies beneath it. */
-static int
-beneath(const char *real, const char *dir)
-{
-    size_t n = strlen(dir);
-
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    return !strncmp(real, dir, n) &&
-           (real[n] == '/' || !real[n] || (n == 1 && dir[0] == '/'));
-}
-
 /* Call the walk's function for the entry at hand. */
 static enum mc_code
 visit(struct walk *w, enum mc_tree_kind kind, const struct stat *st,
@@ -118,7 +106,7 @@ walk_link(struct walk *w, const struct stat *st, struct mc_err *err)
         return mc_err_set(err, MC_EIO, "cannot resolve '%s': %s",
                           w->path.s, strerror(errno));
     }
-    if (!beneath(real, w->root_real)) {
+    if (!mc_path_beneath(real, w->root_real)) {
         rc = mc_err_set(err, MC_EINVAL, "'%s' is a symbolic link to '%s', "
                         "outside '%s': files= takes links only inside "
                         "the tree", w->path.s, text, w->root);

@@ -8,7 +8,8 @@
 #   test_done                               prints the plan, sets the status
 # Helpers for the commands: run_make (the system make with this build's
 # plugin), expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
-# TEXT, stat_of NAME / expect_stat NAME VALUE (counters), entries (cache
+# TEXT, stat_of NAME / expect_stat NAME VALUE (counters), on_machine
+# NAME CMD / stat_on NAME COUNTER (one cache per machine), entries (cache
 # entries), json_get FILE EXPR, json FILE EXPR..., tabify and
 # sample_unit DIR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
@@ -137,6 +138,16 @@ stat_of () {
   "$MAXCODE_BIN" stats --json |
     sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
 }
+
+# on_machine NAME CMD...: CMD with the cache directory of machine NAME
+# ($TRASH/cache-NAME), for tests that play several machines.
+on_machine () {
+  _m=$1; shift
+  MAXCODE_CACHE_DIR="$TRASH/cache-$_m" "$@"
+}
+
+# stat_on NAME COUNTER: stat_of COUNTER on machine NAME.
+stat_on () { on_machine "$1" stat_of "$2"; }
 
 # expect_stat NAME VALUE: counter NAME is VALUE.
 expect_stat () {

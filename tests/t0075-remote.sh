@@ -41,14 +41,6 @@ project () {
     tabify >"$1/Makefile"
 }
 
-# on_machine NAME CMD...: CMD with NAME's cache directory.
-on_machine () {
-  _m=$1; shift
-  MAXCODE_CACHE_DIR="$TRASH/cache-$_m" "$@"
-}
-
-stat_on () { on_machine "$1" stat_of "$2"; }
-
 test_expect_success 'machine A searches and fills the remote' '
   project a/proj && cd a/proj &&
   MAXCODE_REMOTE=$NGINX_URL on_machine A run_make >out 2>err &&

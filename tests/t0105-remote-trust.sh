@@ -45,13 +45,6 @@ project () {
     '>$(CC) -O2 -o $@ $^' | tabify >"$1/Makefile"
 }
 
-on_machine () {
-  _m=$1; shift
-  MAXCODE_CACHE_DIR="$TRASH/cache-$_m" "$@"
-}
-
-stat_on () { on_machine "$1" stat_of "$2"; }
-
 # peak_make FILE MAKE-ARGS...: run_make, with the most memory that any
 # one of its processes held (KiB, the largest maximum resident set among
 # make and the processes it waited for) written to FILE.

@@ -46,12 +46,6 @@ project () {
     '>$(CC) -O2 -o $@ $^' | tabify >"$1/Makefile"
 }
 
-# on_machine NAME CMD...: CMD with NAME's cache directory.
-on_machine () {
-  _m=$1; shift
-  MAXCODE_CACHE_DIR="$TRASH/cache-$_m" "$@"
-}
-stat_on () { on_machine "$1" stat_of "$2"; }
 
 # checkout NAME: a fresh copy of the project, entered.
 checkout () { rm -rf "$TRASH/$1" && cp -R "$TRASH/src" "$TRASH/$1" &&

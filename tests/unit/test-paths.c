@@ -50,6 +50,17 @@ test_paths__in_dir(void)
 }
 
 static void
+test_paths__beneath(void)
+{
+    ok(mc_path_beneath("/src/p/a/b", "/src/p"), "a file beneath");
+    ok(mc_path_beneath("/src/p", "/src/p/"), "the directory itself");
+    ok(!mc_path_beneath("/src/px", "/src/p"),
+       "a sibling with a longer name is not beneath");
+    ok(!mc_path_beneath("/src", "/src/p"), "the parent is not beneath");
+    ok(mc_path_beneath("/x", "/"), "everything is beneath the root");
+}
+
+static void
 touch(const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -117,6 +128,7 @@ main(void)
 {
     TAP_RUN(test_paths__relative);
     TAP_RUN(test_paths__in_dir);
+    TAP_RUN(test_paths__beneath);
     TAP_RUN(test_paths__plugin_lookup_order);
     return tap_done();
 }
