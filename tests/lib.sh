@@ -10,8 +10,8 @@
 # plugin), expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
 # TEXT, stat_of NAME / expect_stat NAME VALUE (counters), on_machine
 # NAME CMD / stat_on NAME COUNTER (one cache per machine), entries (cache
-# entries), json_get FILE EXPR, json FILE EXPR..., tabify and
-# sample_unit DIR.
+# entries), json_get FILE EXPR, json FILE EXPR..., tabify,
+# copy_example NAME DIR and sample_unit DIR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
 # MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
 
@@ -137,6 +137,14 @@ contains () {
 stat_of () {
   "$MAXCODE_BIN" stats --json |
     sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
+}
+
+# copy_example NAME DIR: examples/NAME copied to DIR as git has it,
+# without what a build there left (`make demo` runs in the source tree):
+# its .maxcode/ work directory and its program, NAME.
+copy_example () {
+  cp -R "$MC_SRCDIR/examples/$1" "$2" && chmod -R u+w "$2" &&
+  rm -rf "$2/.maxcode" "$2/$1"
 }
 
 # on_machine NAME CMD...: CMD with the cache directory of machine NAME

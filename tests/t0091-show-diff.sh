@@ -16,7 +16,7 @@ export MAXCODE_CACHE_DIR="$TRASH/cache"
 # The demo with a budget of 2, built once for all the cases. It is timed
 # by instructions, on smaller inputs: the count is the same on a loaded
 # machine, so the demo keeps its variant however busy the machine is.
-cp -R "$MC_SRCDIR/examples/blur" demo && chmod -R u+w demo &&
+copy_example blur demo &&
 echo "2000 300" >demo/inputs/small.in && echo "5000 150" >demo/inputs/wide.in &&
 sed 's/budget=6/budget=2, metric=instructions/' demo/Makefile >demo/Makefile.new &&
 mv demo/Makefile.new demo/Makefile &&
