@@ -208,7 +208,7 @@ find_kept_for(const char *source)
 int
 mc_show_lookup(const char *what, struct mc_entry *e, cJSON **m)
 {
-    struct mc_cache c = {NULL};
+    struct mc_cache c = MC_CACHE_INIT;
     struct mc_err err = MC_ERR_INIT;
     char key[MC_KEY_HEX + 1];
     int found = -1;
@@ -493,7 +493,7 @@ cache_import(struct mc_cache *c, const char *file)
 int
 mc_cmd_cache(int argc, char **argv)
 {
-    struct mc_cache c = {NULL};
+    struct mc_cache c = MC_CACHE_INIT;
     struct mc_sign_keys keys;
     struct mc_err err = MC_ERR_INIT;
     const char *sub = argc > 1 ? argv[1] : NULL;

@@ -163,7 +163,7 @@ print_json(const struct mc_stats *s)
 int
 mc_cmd_stats(int argc, char **argv)
 {
-    struct mc_cache c = {NULL};
+    struct mc_cache c = MC_CACHE_INIT;
     struct mc_err err = MC_ERR_INIT;
     struct mc_conf conf;
     struct mc_stats s;

@@ -540,7 +540,7 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     struct mc_buf vpath = MC_BUF_INIT;
     struct mc_entry e;
     struct mc_target t;
-    struct mc_cache cache = {NULL};
+    struct mc_cache cache = MC_CACHE_INIT;
     struct mc_conf base;
     char key[MC_KEY_HEX + 1];
     const char *mode = "off";

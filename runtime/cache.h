@@ -76,6 +76,7 @@ struct mc_cache {
      * come), set by the caller after mc_cache_init(). */
     const struct mc_sign_keys *keys;
 };
+#define MC_CACHE_INIT {NULL, NULL}
 
 struct mc_entry {
     char key[MC_KEY_HEX + 1];

@@ -7,7 +7,8 @@
 #   test_skip 'NAME' 'REASON'               a skip, with its reason
 #   test_done                               prints the plan, sets the status
 # Helpers for the commands: run_make (the system make with this build's
-# plugin), expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
+# plugin), run_make_within SECONDS (the same, killed past SECONDS),
+# expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
 # TEXT, stat_of NAME / expect_stat NAME VALUE (counters), on_machine
 # NAME CMD / stat_on NAME COUNTER (one cache per machine), entries (cache
 # entries), json_get FILE EXPR, json FILE EXPR..., tabify,
@@ -80,6 +81,19 @@ run_make () {
       "$MC_SYSTEM_MAKE" --no-print-directory "$@"
   else
     "$MC_SYSTEM_MAKE" --no-print-directory "$@"
+  fi
+}
+
+# run_make_within SECONDS MAKE-ARGS...: run_make, killed after SECONDS
+# (status 124), for a test that a hang must fail, not stop.
+run_make_within () {
+  _secs=$1; shift
+  if [ -n "$MC_ASAN_PRELOAD" ]; then
+    timeout "$_secs" env LD_PRELOAD="$MC_ASAN_PRELOAD" \
+      ASAN_OPTIONS=detect_leaks=${MC_DETECT_LEAKS:-0} \
+      "$MC_SYSTEM_MAKE" --no-print-directory "$@"
+  else
+    timeout "$_secs" "$MC_SYSTEM_MAKE" --no-print-directory "$@"
   fi
 }
 

@@ -59,14 +59,7 @@ call () {
 }
 
 # tmake MAKE-ARGS: run_make, killed after 10 s.
-tmake () {
-  if [ -n "$MC_ASAN_PRELOAD" ]; then
-    timeout 10 env LD_PRELOAD="$MC_ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0 \
-      "$MC_SYSTEM_MAKE" --no-print-directory "$@"
-  else
-    timeout 10 "$MC_SYSTEM_MAKE" --no-print-directory "$@"
-  fi
-}
+tmake () { run_make_within 10 "$@"; }
 
 # fails_at LINE TEXT [MAKE-ARGS]: make stops at Makefile:LINE saying
 # TEXT, within 10 s; nothing was built, searched or stored.

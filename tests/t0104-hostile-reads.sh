@@ -198,8 +198,7 @@ dry () {
   C=$TRASH/cache-dry-$1 && hostile "$1" "$C" &&
   rm -rf "dry-$1" && cp -R proj "dry-$1" && cd "dry-$1" &&
   MAXCODE_CACHE_DIR=$C && export MAXCODE_CACHE_DIR &&
-  timeout 10 "$MC_SYSTEM_MAKE" --no-print-directory \
-    -n peak DRY=1 >out 2>err
+  run_make_within 10 -n peak DRY=1 >out 2>err
   rc=$?
   cat err | sed "s/^/# /"
   [ "$rc" = 0 ] || { echo "# make -n exited $rc (124: it hung)"; return 1; }
@@ -226,8 +225,7 @@ build () {
   C=$TRASH/cache-build-$1 && hostile "$1" "$C" &&
   rm -rf "build-$1" && cp -R proj "build-$1" && cd "build-$1" &&
   MAXCODE_CACHE_DIR=$C && export MAXCODE_CACHE_DIR &&
-  timeout 120 "$MC_SYSTEM_MAKE" --no-print-directory \
-    >out 2>err
+  run_make_within 120 >out 2>err
   rc=$?
   [ "$rc" = 0 ] || { echo "# make exited $rc"; sed "s/^/# /" err; return 1; }
   cd .. && prog_works "build-$1" prog && prog_works "build-$1" prog2 &&
