@@ -6,7 +6,6 @@
 #include "log.h"
 #include "alloc.h"
 #include "buf.h"
-#include "file.h"
 
 #define MAX_SECRETS 8 /* registered secrets remembered */
 #define MIN_SECRET  4 /* shorter ones would mask ordinary words */
@@ -124,11 +123,23 @@ mc_log_mask_secrets(struct mc_buf *b)
 static void
 write_line(struct mc_buf *line)
 {
+    size_t done = 0;
+
     mc_buf_addc(line, '\n');
     fflush(stderr);
-    if (mc_buf_status(line) == MC_OK)
-        (void)mc_file_write_all(STDERR_FILENO, line->s, line->len,
-                                "stderr", NULL);
+    if (mc_buf_status(line) != MC_OK)
+        return;
+    /* A loop of its own, not mc_file_write_all(): file logs, and the
+     * log stays below it. */
+    while (done < line->len) {
+        ssize_t n = write(STDERR_FILENO, line->s + done, line->len - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        done += (size_t)n;
+    }
 }
 
 /*
