@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * cmd_cache.c: `maxcode show` and `maxcode cache
- * list|clean|trim|verify|export|import`: looking into and looking after
- * the local cache, and moving it between machines as one archive.
- * Finding the entry of a SOURCE or KEY (mc_show_lookup) is here too;
- * cmd_show.c prints it for people and `maxcode diff` uses it.
+ * cmd_cache.c: `maxcode cache list|clean|trim|verify|export|import`:
+ * looking into and looking after the local cache, and moving it between
+ * machines as one archive. Finding the entry of a SOURCE or KEY
+ * (mc_show_lookup) is here too; `maxcode show`, `diff` (cmd_show.c)
+ * and `bench` use it.
  */
 #include "mc_setup.h"
 #include "alloc.h"
@@ -34,18 +34,14 @@ open_cache(struct mc_cache *c, struct mc_sign_keys *keys, const char *sub)
     struct mc_conf conf;
     enum mc_setting_id id = MC_SET_SIGNING_KEY;
     const char *path;
-    int rc;
+    int rc = 0;
 
-    if (mc_conf_load(&conf, NULL, NULL, &err)) {
-        mc_error("%s", err.msg);
+    if (mc_open_cache(c, &conf))
         return -1;
-    }
-    rc = mc_cache_init(c, mc_conf_get(&conf, MC_SET_CACHE_DIR), &err) ? -1
-                                                                      : 0;
     if (keys && !strcmp(sub, "import"))
         id = MC_SET_TRUSTED_KEYS;
     path = mc_conf_get(&conf, id);
-    if (!rc && keys && *path) {
+    if (keys && *path) {
         c->keys = keys;
         if (id == MC_SET_TRUSTED_KEYS
                 ? mc_sign_load_trusted(keys, path, &err)
@@ -241,56 +237,6 @@ mc_show_lookup(const char *what, struct mc_entry *e, cJSON **m)
 out:
     mc_cache_release(&c);
     return found;
-}
-
-int
-mc_cmd_show(int argc, char **argv)
-{
-    struct mc_entry e;
-    const char *what = NULL;
-    int json = 0, i, status = 1;
-    cJSON *m = NULL;
-
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (argv[i][0] == '-')
-            return mc_usage_error("show: unknown option '%s'", argv[i]);
-        else if (what)
-            return mc_usage_error("show: one SOURCE or KEY, not '%s' too",
-                                  argv[i]);
-        else
-            what = argv[i];
-    }
-    if (!what)
-        return mc_usage_error("show: missing SOURCE or KEY");
-    mc_entry_init(&e);
-    if (mc_show_lookup(what, &e, &m) < 0)
-        goto out;
-    if (json) {
-        status = mc_put_json_text(cJSON_Print(m));
-    } else {
-        mc_show_print(m);
-        status = 0;
-    }
-out:
-    cJSON_Delete(m);
-    mc_entry_release(&e);
-    return status;
-}
-
-void
-mc_human_size(uint64_t n, char *out, size_t cap)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)n;
-    size_t u = 0;
-
-    while (v >= 1024 && u + 1 < MC_ARRAY_SIZE(units)) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
 static int

@@ -20,7 +20,6 @@
 #include "buf.h"
 #include "cache.h"
 #include "commands.h"
-#include "conf.h"
 #include "eval.h"
 #include "file.h"
 #include "gvfmodel.h"
@@ -259,25 +258,6 @@ parse_args(int argc, char **argv, const char *cmd, const char **out,
     return 0;
 }
 
-/* Open the cache of the settings into C. */
-static int
-open_cache(struct mc_cache *c)
-{
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_conf conf;
-    enum mc_code rc;
-
-    if (mc_conf_load(&conf, NULL, NULL, &err)) {
-        mc_error("%s", err.msg);
-        return 1;
-    }
-    rc = mc_cache_init(c, mc_conf_get(&conf, MC_SET_CACHE_DIR), &err);
-    mc_conf_release(&conf);
-    if (rc)
-        mc_error("%s", err.msg);
-    return rc ? 1 : 0;
-}
-
 static int
 rollouts_export(int argc, char **argv)
 {
@@ -291,7 +271,7 @@ rollouts_export(int argc, char **argv)
 
     if ((status = parse_args(argc, argv, "rollouts export", &out, &x.split,
                              &first)) ||
-        (status = open_cache(&c)))
+        (status = mc_open_cache(&c, NULL)))
         return status;
     rc = walk(&c, argv + first, argc - first, export_visit, &x, &w);
     if (!rc && out)
@@ -418,7 +398,7 @@ gvf_train(int argc, char **argv)
         return 1;
     if ((status = parse_args(argc, argv, "gvf train", &out, &tr.split,
                              &first)) ||
-        (status = open_cache(&c))) {
+        (status = mc_open_cache(&c, NULL))) {
         mc_free(m);
         return status;
     }

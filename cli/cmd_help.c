@@ -2,7 +2,8 @@
 /*
  * cmd_help.c: `maxcode help COMMAND` and `maxcode COMMAND --help`: the
  * manual's text for one command, from the items of maxcode(1)'s
- * COMMANDS section compiled in (help.h).
+ * COMMANDS section compiled in (help.h); `maxcode --help`: the usage and
+ * the overview made from the same page.
  */
 #include "mc_setup.h"
 #include "buf.h"
@@ -67,8 +68,12 @@ no_such(const char *who, int n, char **words)
 int
 mc_cmd_help(int argc, char **argv)
 {
-    if (argc < 2)
-        return mc_usage_error("help: which command?");
+    if (argc < 2) {
+        fputs(mc_help_usage, stdout);
+        putchar('\n');
+        fputs(mc_help_overview, stdout);
+        return 0;
+    }
     if (!print_items(argc - 1, argv + 1))
         return no_such("help: ", argc - 1, argv + 1);
     return 0;

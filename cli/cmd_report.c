@@ -12,7 +12,6 @@
 #include "buf.h"
 #include "cache.h"
 #include "commands.h"
-#include "conf.h"
 #include "file.h"
 #include "hash.h"
 #include "log.h"
@@ -152,8 +151,6 @@ report(struct mc_cache *c, char **keys, int n, const char *out)
 int
 mc_cmd_report(int argc, char **argv)
 {
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_conf conf;
     struct mc_cache c;
     const char *out = DEFAULT_OUT;
     int first = 0, status;
@@ -161,16 +158,8 @@ mc_cmd_report(int argc, char **argv)
 
     if ((status = parse_args(argc, argv, &out, &first)))
         return status;
-    if (mc_conf_load(&conf, NULL, NULL, &err)) {
-        mc_error("%s", err.msg);
+    if (mc_open_cache(&c, NULL))
         return 1;
-    }
-    rc = mc_cache_init(&c, mc_conf_get(&conf, MC_SET_CACHE_DIR), &err);
-    mc_conf_release(&conf);
-    if (rc) {
-        mc_error("%s", err.msg);
-        return 1;
-    }
     rc = report(&c, argv + first, argc - first, out);
     mc_cache_release(&c);
     return rc ? 1 : 0;

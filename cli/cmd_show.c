@@ -5,8 +5,8 @@
  *   maxcode show SOURCE-or-KEY     the manifest as a summary (status and
  *                                  reason, speedup, options that differ
  *                                  from their defaults) and a table of
- *                                  the trajectory; --json (cmd_cache.c)
- *                                  prints the manifest itself
+ *                                  the trajectory; --json prints the
+ *                                  manifest itself
  *   maxcode diff SOURCE-or-KEY     the kept variant against the original
  *                                  as a unified diff, coloured as git
  *                                  diff colours on a terminal
@@ -370,6 +370,42 @@ mc_show_print(const cJSON *m)
     put_trajectory(m, &line, width);
     mc_buf_release(&line);
     mc_buf_release(&v);
+}
+
+int
+mc_cmd_show(int argc, char **argv)
+{
+    struct mc_entry e;
+    const char *what = NULL;
+    int json = 0, i, status = 1;
+    cJSON *m = NULL;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (argv[i][0] == '-')
+            return mc_usage_error("show: unknown option '%s'", argv[i]);
+        else if (what)
+            return mc_usage_error("show: one SOURCE or KEY, not '%s' too",
+                                  argv[i]);
+        else
+            what = argv[i];
+    }
+    if (!what)
+        return mc_usage_error("show: missing SOURCE or KEY");
+    mc_entry_init(&e);
+    if (mc_show_lookup(what, &e, &m) < 0)
+        goto out;
+    if (json) {
+        status = mc_put_json_text(cJSON_Print(m));
+    } else {
+        mc_show_print(m);
+        status = 0;
+    }
+out:
+    cJSON_Delete(m);
+    mc_entry_release(&e);
+    return status;
 }
 
 /* ---------------------------------------------------------------- diff */

@@ -177,12 +177,9 @@ mc_cmd_stats(int argc, char **argv)
         else
             return mc_usage_error("stats: unknown argument '%s'", argv[i]);
     }
-    if (mc_conf_load(&conf, NULL, NULL, &err)) {
-        mc_error("%s", err.msg);
+    if (mc_open_cache(&c, &conf))
         return 1;
-    }
-    if (mc_cache_init(&c, mc_conf_get(&conf, MC_SET_CACHE_DIR), &err) ||
-        (zero && mc_cache_stats_zero(&c, &err)) ||
+    if ((zero && mc_cache_stats_zero(&c, &err)) ||
         mc_cache_stats_read(&c, &s, &err)) {
         mc_error("%s", err.msg);
         goto out;

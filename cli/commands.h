@@ -1,15 +1,44 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * commands.h: the subcommands of the maxcode command, one file each in
- * cli/ (main.c dispatches). Each takes the ARGC arguments in ARGV after
- * "maxcode" (ARGV[0] is the command's name), prints its result on stdout
- * and its errors on stderr, and returns the exit status: 0 success,
- * 1 failure, 2 usage error (some commands add their own).
+ * cli/ (main.c dispatches from MC_COMMANDS). Each takes the ARGC
+ * arguments in ARGV after "maxcode" (ARGV[0] is the command's name),
+ * prints its result on stdout and its errors on stderr, and returns the
+ * exit status: 0 success, 1 failure, 2 usage error (some commands add
+ * their own). What they share is in common.h.
  */
 #ifndef MC_COMMANDS_H
 #define MC_COMMANDS_H
 
-#define MC_EXIT_USAGE 2
+#include "common.h"
+
+/*
+ * The commands, X(NAME, FUNCTION) each, in the order main.c's table
+ * tries them; main() answers --version (-V) and --help (-h) before the
+ * table. Each NAME has its item in maxcode(1)'s COMMANDS, and each item
+ * is a NAME or one of main()'s own (tests/unit/test-help.c checks it).
+ */
+#define MC_COMMANDS(X) \
+    X("--plugin-path", mc_cmd_plugin_path) \
+    X("--cflags", mc_cmd_cflags) \
+    X("cuda", mc_cmd_cuda) \
+    X("config", mc_cmd_config) \
+    X("key", mc_cmd_key) \
+    X("optimize", mc_cmd_optimize) \
+    X("eval", mc_cmd_eval) \
+    X("show", mc_cmd_show) \
+    X("diff", mc_cmd_diff) \
+    X("bench", mc_cmd_bench) \
+    X("stats", mc_cmd_stats) \
+    X("report", mc_cmd_report) \
+    X("cache", mc_cmd_cache) \
+    X("rollouts", mc_cmd_rollouts) \
+    X("gvf", mc_cmd_gvf) \
+    X("help", mc_cmd_help)
+
+/* `maxcode --plugin-path`: the maxcode.so of this maxcode
+ * (cmd_plugin.c). */
+int mc_cmd_plugin_path(int argc, char **argv);
 
 /* `maxcode config [--json]`: every setting, its value and its origin. */
 int mc_cmd_config(int argc, char **argv);
@@ -23,7 +52,7 @@ int mc_cmd_optimize(int argc, char **argv);
 int mc_cmd_eval(int argc, char **argv);
 
 /* `maxcode show SOURCE-or-KEY [--json]`: an entry's manifest, as it
- * is (--json) or for people (mc_show_print). */
+ * is (--json) or for people (mc_show_print), in cmd_show.c. */
 int mc_cmd_show(int argc, char **argv);
 
 /* `maxcode diff [--color|--no-color] SOURCE-or-KEY`: the kept variant
@@ -85,7 +114,8 @@ int mc_cmd_gvf(int argc, char **argv);
 
 /* `maxcode help COMMAND [WORD...]`: the items of maxcode(1)'s COMMANDS
  * section that COMMAND and the WORDs start (cmd_help.c); a usage error
- * when none does. */
+ * when none does. Without COMMAND (ARGC 1), `maxcode --help`: the usage
+ * and the overview (help.h). */
 int mc_cmd_help(int argc, char **argv);
 
 /* `maxcode WORD... --help` (ARGV holds the ARGC WORDs): the help of the
@@ -95,18 +125,5 @@ int mc_help_for(int argc, char **argv);
 
 /* `maxcode --cflags`: the -I option for <maxcode/cuda_harness.h>. */
 int mc_cmd_cflags(int argc, char **argv);
-
-/* N bytes as people read a size ("512 B", "1.5 MiB") into OUT (CAP
- * bytes), in cmd_cache.c. */
-void mc_human_size(uint64_t n, char *out, size_t cap);
-
-/* Print TEXT (cJSON's, may be NULL: it could not be made) and a
- * newline on stdout and free it; returns the exit status (1, with
- * "out of memory", for NULL). */
-int mc_put_json_text(char *text);
-
-/* Print "maxcode: " and the message made from FMT and its arguments on
- * stderr, then the usage; returns MC_EXIT_USAGE. */
-int mc_usage_error(const char *fmt, ...) MC_PRINTF(1, 2);
 
 #endif /* MC_COMMANDS_H */

@@ -5,9 +5,11 @@
 # table (runtime/conf.c) and every option of the options table
 # (runtime/target.c), and documents none that is not in them; and
 # `maxcode help COMMAND` (and `maxcode COMMAND --help`) prints the text
-# of COMMAND's items in maxcode(1), for every command (groff renders the
-# page without hyphenation, so that a hyphen at a line's end is the
-# text's own).
+# of COMMAND's items in maxcode(1), for every command, and `maxcode
+# --help` its SYNOPSIS, NAME, DESCRIPTION and the paragraph that opens
+# SETTINGS (groff renders the page without hyphenation, so that a hyphen
+# at a line's end is the text's own). tests/unit/test-help checks the
+# command table against the items.
 . "$MC_SRCDIR/tests/lib.sh"
 
 MAN1=$MC_SRCDIR/doc/maxcode.1
@@ -95,6 +97,38 @@ if [ -n "$HAVE_GROFF" ]; then
     done <names
   '
 fi
+
+if [ -n "$HAVE_GROFF" ]; then
+  # section NAME: the lines of section NAME of man.txt, less its heading.
+  section () {
+    sed -n "/^$1\$/,/^[A-Z]/{/^[A-Z]/d;p}" man.txt
+  }
+  test_expect_success '--help is the manual: SYNOPSIS, NAME, DESCRIPTION' '
+    sed "/^\.TH/a\\
+.nh" "$MAN1" | groff -man -Tascii -P-cbou >man.txt 2>/dev/null &&
+    "$MAXCODE_BIN" --help >help.txt &&
+    section SYNOPSIS >want.txt &&
+    sed -n "1,/^\$/{s/^usage: //;p;}" help.txt >got.txt &&
+    $PAGE words want.txt >want.words && $PAGE words got.txt >got.words &&
+    grep -q "^optimize\$" got.words && test_cmp want.words got.words &&
+    { section NAME; section DESCRIPTION; } >want.txt &&
+    sed -n "1,/^\$/d; /^Commands:\$/q; p" help.txt >got.txt &&
+    $PAGE words want.txt >want.words && $PAGE words got.txt >got.words &&
+    grep -q "^loadable\$" got.words && test_cmp want.words got.words &&
+    sed "1,/^Commands:\$/d" help.txt | sed "1,/^\$/d" >got.txt &&
+    $PAGE words got.txt >got.words && test -s got.words &&
+    section SETTINGS >want.txt && $PAGE words want.txt >want.words &&
+    head -n "$(wc -l <got.words)" want.words >want.head &&
+    test_cmp want.head got.words
+  '
+fi
+
+test_expect_success 'the usage of a usage error is the usage of --help' '
+  "$MAXCODE_BIN" --help | sed "/^\$/q" | sed "\$d" >want &&
+  expect_exit 2 "$MAXCODE_BIN" no-such-command 2>err &&
+  sed 1d err >got && test_cmp want got &&
+  expect_exit 2 "$MAXCODE_BIN" 2>got && test_cmp want got
+'
 
 test_expect_success 'each command of the usage has its help' '
   "$MAXCODE_BIN" --help >usage &&
