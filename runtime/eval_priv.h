@@ -197,6 +197,12 @@ enum mc_code mc_eval_read_original(struct mc_eval *ev, struct mc_err *err);
 
 /* ---- eval_time.c: timing, A/B rounds and statistics ---- */
 
+/* (p90 - p10) / median of the N (at least 1) sorted values X: the
+ * spread of a program's samples in a timing round (struct mc_timing);
+ * 0 when N is 1 or the median is not positive. P10 and P90 are the
+ * values at 0-based ranks floor(0.1 (N - 1)) and floor(0.9 (N - 1)). */
+double mc_eval_spread(const double *x, size_t n);
+
 /* The baseline: the original alone, under the timing lock; the median
  * of 5 samples after a warm-up (or its instruction count). */
 enum mc_code mc_eval_time_original(struct mc_eval *ev, struct mc_err *err);

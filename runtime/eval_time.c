@@ -95,9 +95,8 @@ mc_eval_median_ci(double *x, size_t n, double alpha, double *median,
     return 0;
 }
 
-/* (p90 - p10) / median of N sorted values. */
-static double
-spread(const double *x, size_t n)
+double
+mc_eval_spread(const double *x, size_t n)
 {
     double med = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 
@@ -338,8 +337,8 @@ ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
     qsort(b, n, sizeof(*b), cmp_double);
     t->orig_s = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
     t->cand_s = n % 2 ? b[n / 2] : (b[n / 2 - 1] + b[n / 2]) / 2;
-    t->orig_spread = spread(a, n);
-    t->cand_spread = spread(b, n);
+    t->orig_spread = mc_eval_spread(a, n);
+    t->cand_spread = mc_eval_spread(b, n);
     /* The promotion rule: the whole 99% interval above 1 (the candidate
      * is faster beyond the noise) and the median at least min-speedup. */
     *promoted = lo > 1.0 && med >= min_speedup;
