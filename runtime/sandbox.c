@@ -2,16 +2,17 @@
 /*
  * sandbox.c: scratch directories, the child's isolation (network
  * namespace, Landlock writes and reads, rlimits, privilege drop), the
- * environment allow-list, and sweeping leftover processes.
+ * environment allow-list, and sweeping leftover processes. The Landlock
+ * rules and the read allow-list are in sandbox_fs.c (sandbox_priv.h).
  */
 #include "mc_setup.h"
 #include "sandbox.h"
+#include "sandbox_priv.h"
 #include "alloc.h"
 #include "cgroup.h"
 #include "buf.h"
 #include "strv.h"
 #include "tree.h"
-#include "paths.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -26,7 +27,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/landlock.h>
 
 #define MB (1024ULL * 1024)
 
@@ -60,54 +60,6 @@
 #define ROOT_LOCK          ".lock" /* in the scratch directory, held
                                     * (flock) by its process */
 
-/* Landlock write rights of ABI 1 (all that Debian 12's header has; newer
- * kernels accept them unchanged). */
-#define LL_WRITE                                                            \
-    (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |        \
-     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |        \
-     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |            \
-     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |          \
-     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
-
-/* Landlock read rights (ABI 1): running a file, reading a file, listing
- * a directory. */
-#define LL_READ                                                             \
-    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |            \
-     LANDLOCK_ACCESS_FS_READ_DIR)
-/* The rights a rule on a file (not a directory) may hold. */
-#define LL_FILE_RIGHTS                                                      \
-    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |            \
-     LANDLOCK_ACCESS_FS_WRITE_FILE | LL_TRUNCATE)
-
-/*
- * When reads are limited (mc_sandbox_allow_read()), what every run may
- * read besides what the caller allowed and the scratch directory.
- * SYS_CODE: where the system's programs, libraries and headers are, which
- * also count as places a compile's sources may come from
- * (mc_sandbox_may_read()). SYS_READ: what the loader, libc, the
- * toolchain and language runtimes read to start and to learn about the
- * machine (found with strace for gcc, clang, nvcc, ASan, OpenMP, perf
- * and valgrind), none of them user data; a path that is not there is
- * skipped. Besides these, the directories on PATH may be read and run.
- */
-static const char *const sys_code[] = {
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-};
-static const char *const sys_read[] = {
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-    "/etc/ld.so.preload", "/etc/locale.alias", "/etc/localtime",
-    "/etc/timezone", "/etc/alternatives", "/etc/nsswitch.conf",
-    "/etc/passwd", "/etc/group", "/etc/debian_version", "/etc/os-release",
-    "/etc/lsb-release", "/etc/redhat-release", "/etc/system-release",
-    "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
-    "/proc/sys", "/proc/filesystems", "/sys", "/dev/null", "/dev/zero",
-    "/dev/full", "/dev/random", "/dev/urandom",
-};
-/* What the CUDA driver reads besides (CUDA runs only). */
-static const char *const gpu_read[] = {
-    "/proc/driver", "/proc/devices", "/proc/modules", "/etc/nvidia",
-};
-
 struct setup {
     const struct mc_sandbox *sb;
     const char *write_dir;
@@ -120,95 +72,6 @@ struct setup {
     double timeout_s;
     const cpu_set_t *cpus;    /* pinned to these, or NULL */
 };
-
-static int
-landlock_abi(void)
-{
-#ifdef SYS_landlock_create_ruleset
-    return (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
-                        LANDLOCK_CREATE_RULESET_VERSION);
-#else
-    return -1;
-#endif
-}
-
-/* Rights newer than Debian 12's header: REFER (ABI 2), TRUNCATE (3). */
-#define LL_REFER        (1ULL << 13)
-#define LL_TRUNCATE     (1ULL << 14)
-#define LL_ABI_REFER    2
-#define LL_ABI_TRUNCATE 3
-/* Device nodes are read and written, not run. */
-#define LL_READ_EXEC    LANDLOCK_ACCESS_FS_EXECUTE
-
-/* Allow ACCESS beneath PATH in the ruleset RS: on a file, only the
- * rights a file can have. 0 on success or when PATH is gone. */
-static int
-allow(int rs, const char *path, __u64 access)
-{
-#ifdef SYS_landlock_create_ruleset
-    struct landlock_path_beneath_attr rule;
-    struct stat st;
-    int ok;
-
-    rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
-    if (rule.parent_fd < 0)
-        return 0;
-    rule.allowed_access = access;
-    if (fstat(rule.parent_fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        rule.allowed_access &= LL_FILE_RIGHTS;
-    ok = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH,
-                 &rule, 0) == 0;
-    close(rule.parent_fd);
-    return ok ? 0 : -1;
-#else
-    (void)rs;
-    (void)path;
-    (void)access;
-    return -1;
-#endif
-}
-
-/*
- * Allow writes only beneath DIR (and to /dev/null and the files of
- * EXTRA, a NULL-terminated list or NULL), with every write right the
- * kernel's Landlock ABI knows. When READS (a NULL-terminated list) is
- * not NULL, reads too are allowed only beneath DIR, the files of EXTRA
- * and READS.
- */
-static int
-restrict_fs(const char *dir, char *const *extra, char *const *reads, int abi)
-{
-#ifdef SYS_landlock_create_ruleset
-    __u64 write = LL_WRITE | (abi >= LL_ABI_REFER ? LL_REFER : 0) |
-                  (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
-    __u64 read = reads ? LL_READ : 0;
-    /* On a directory (nvidia-caps), the rights hold for what is in it. */
-    __u64 dev = LANDLOCK_ACCESS_FS_WRITE_FILE | (read & ~LL_READ_EXEC) |
-                (abi >= LL_ABI_TRUNCATE ? LL_TRUNCATE : 0);
-    struct landlock_ruleset_attr attr = {.handled_access_fs = write | read};
-    int rs, ok;
-
-    rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-    if (rs < 0)
-        return -1;
-    ok = access(dir, F_OK) == 0 && allow(rs, dir, write | read) == 0;
-    ok = ok && allow(rs, "/dev/null", dev) == 0;
-    for (; ok && extra && *extra; extra++)
-        ok = allow(rs, *extra, dev) == 0;
-    for (; ok && reads && *reads; reads++)
-        ok = allow(rs, *reads, read) == 0;
-    ok = ok && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-         syscall(SYS_landlock_restrict_self, rs, 0) == 0;
-    close(rs);
-    return ok ? 0 : -1;
-#else
-    (void)dir;
-    (void)extra;
-    (void)reads;
-    (void)abi;
-    return -1;
-#endif
-}
 
 static void
 limit(int resource, rlim_t value)
@@ -238,8 +101,8 @@ child_setup(void *ctx)
         return -1;
     }
     if (s->sb->landlock &&
-        restrict_fs(s->write_dir, s->gpu ? s->gpu_paths : NULL,
-                    s->read_paths, s->sb->landlock)) {
+        mc_sandbox_restrict_fs(s->write_dir, s->gpu ? s->gpu_paths : NULL,
+                               s->read_paths, s->sb->landlock)) {
         dprintf(2, "maxcode: sandbox: cannot restrict %s: %s\n",
                 s->read_paths ? "reads and writes" : "writes",
                 strerror(errno));
@@ -496,7 +359,8 @@ mc_sandbox_init(struct mc_sandbox *sb, struct mc_err *err)
     sb->pidns = probe_clone(CLONE_NEWPID | CLONE_NEWIPC);
     sb->netns_fd = make_netns();
     sb->netns = sb->netns_fd >= 0;
-    sb->landlock = landlock_abi() >= 1 ? landlock_abi() : 0;
+    sb->landlock = mc_sandbox_landlock_abi() >= 1 ? mc_sandbox_landlock_abi()
+                                                  : 0;
     /* A test hook: act as a kernel without Landlock. */
     if (getenv("MAXCODE_NO_LANDLOCK"))
         sb->landlock = 0;
@@ -554,69 +418,6 @@ void
 mc_sandbox_set_memory(struct mc_sandbox *sb, unsigned long long bytes)
 {
     sb->memory = bytes ? bytes : MEMORY_DEFAULT;
-}
-
-enum mc_code
-mc_sandbox_allow_read(struct mc_sandbox *sb, const char *path)
-{
-    char *real = realpath(path, NULL);
-    enum mc_code rc = MC_OK;
-
-    sb->limit_reads = 1;
-    if (!real)
-        return errno == ENOMEM ? MC_ENOMEM : MC_OK;
-    if (!mc_strv_contains(&sb->reads, real))
-        rc = mc_strv_push(&sb->reads, real);
-    free(real);
-    return rc;
-}
-
-int
-mc_sandbox_may_read(const struct mc_sandbox *sb, const char *path)
-{
-    char *real = realpath(path, NULL), *dir;
-    int ok = 0;
-    size_t i;
-
-    if (!real)
-        return 1; /* nothing there to read */
-    for (i = 0; !ok && i < sb->reads.n; i++)
-        ok = mc_path_beneath(real, sb->reads.v[i]);
-    /* The scratch directory and the system's, as real paths too. */
-    for (i = 0; !ok && i <= MC_ARRAY_SIZE(sys_code); i++) {
-        dir = realpath(i ? sys_code[i - 1] : sb->root, NULL);
-        ok = dir && mc_path_beneath(real, dir);
-        free(dir);
-    }
-    free(real);
-    return ok;
-}
-
-/* Everything a run may read into OUT (see sys_code and sys_read): what
- * the caller allowed, the scratch directory, the system's, the
- * directories on PATH, and for a CUDA run (GPU) what its driver reads. */
-static enum mc_code
-read_paths(const struct mc_sandbox *sb, int gpu, struct mc_strv *out)
-{
-    const char *path = getenv("PATH"), *p;
-    size_t i;
-
-    mc_strv_extend(out, &sb->reads);
-    mc_strv_push(out, sb->root);
-    for (i = 0; i < MC_ARRAY_SIZE(sys_code); i++)
-        mc_strv_push(out, sys_code[i]);
-    for (i = 0; i < MC_ARRAY_SIZE(sys_read); i++)
-        mc_strv_push(out, sys_read[i]);
-    for (i = 0; gpu && i < MC_ARRAY_SIZE(gpu_read); i++)
-        mc_strv_push(out, gpu_read[i]);
-    for (p = path ? path : ""; *p; p += *p == ':') {
-        size_t n = strcspn(p, ":");
-
-        if (*p == '/')
-            mc_strv_pushn(out, p, n);
-        p += n;
-    }
-    return mc_strv_status(out);
 }
 
 enum mc_code
@@ -919,7 +720,7 @@ mc_sandbox_run(struct mc_sandbox *sb, char *const argv[],
     if (make_env(s.write_dir, o->gpu, o->env, &env) ||
         (o->gpu && mc_sandbox_gpu_paths(&gpu_paths)) ||
         (sb->limit_reads && sb->landlock && !o->read_all &&
-         read_paths(sb, o->gpu, &reads))) {
+         mc_sandbox_read_paths(sb, o->gpu, &reads))) {
         mc_strv_release(&env);
         mc_strv_release(&gpu_paths);
         mc_strv_release(&reads);
