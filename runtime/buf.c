@@ -131,7 +131,7 @@ fast_spec(const char *spec, const char **end)
         p += p[1] == 'l' ? 2 : 1;
     else if (*p == 'z')
         p++;
-    if (!*p || !strchr(p == spec ? "%csdiux" : "diux" "s", *p))
+    if (!*p || !strchr(p == spec ? "%csdiux" : "diuxs", *p))
         return 0;
     if (*p == 's' && p != spec && *spec != '.')
         return 0;
@@ -146,7 +146,7 @@ add_int(struct mc_buf *b, const char *spec, const char *conv, va_list *ap)
     char digits[3 * sizeof(unsigned long long) + 2], *d;
     unsigned long long u;
     size_t width = 0, n;
-    int neg = 0, sized = conv - spec;
+    int neg = 0, sized = conv - spec; /* spec[-1] is the '%' */
 
     if (*spec == '0')
         width = digits_value(spec + 1);
