@@ -107,18 +107,24 @@ dry_run(void)
 static char *
 any_var(const char *name, void *ctx)
 {
-    struct mc_buf ref = MC_BUF_INIT;
-    char *v, *res = NULL;
+    char small[64], *ref = small, *v, *res = NULL;
+    size_t n = strlen(name);
 
     (void)ctx;
-    if (mc_buf_addf(&ref, "$(%s)", name))
+    /* "$(NAME)": a call per variable and unit, without printf. */
+    if (n + 4 > sizeof(small) && !(ref = mc_malloc(n + 4)))
         return NULL;
-    v = gmk_expand(ref.s);
+    ref[0] = '$';
+    ref[1] = '(';
+    memcpy(ref + 2, name, n);
+    memcpy(ref + 2 + n, ")", 2);
+    v = gmk_expand(ref);
     if (v) {
         res = mc_strdup(v);
         gmk_free(v);
     }
-    mc_buf_release(&ref);
+    if (ref != small)
+        mc_free(ref);
     return res;
 }
 

@@ -409,10 +409,13 @@ store(struct mc_setting *s, const char *value, enum mc_origin origin,
         mc_free(w);
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     }
-    mc_free(s->value);
-    mc_free(s->where);
+    if (!s->in_block) {
+        mc_free(s->value);
+        mc_free(s->where);
+    }
     s->value = v;
     s->where = w;
+    s->in_block = 0;
     s->origin = origin;
     return MC_OK;
 }
@@ -497,12 +500,38 @@ mc_conf_copy(struct mc_conf *dst, const struct mc_conf *src,
              struct mc_err *err)
 {
     enum mc_code rc = MC_OK;
-    size_t i;
+    size_t i, total = 0, n;
+    char *p;
 
     memset(dst, 0, sizeof(*dst));
-    for (i = 0; i < MC_SET__COUNT && !rc; i++)
-        rc = store(&dst->v[i], src->v[i].value, src->v[i].origin,
-                   src->v[i].where, err);
+    /* Every string in one block; a setting without a value (a conf not
+     * set up) goes through store() as it did. */
+    for (i = 0; i < MC_SET__COUNT; i++)
+        if (src->v[i].value)
+            total += strlen(src->v[i].value) + 1 +
+                     strlen(src->v[i].where ? src->v[i].where
+                                            : origin_names[src->v[i].origin])
+                     + 1;
+    if (total && !(dst->block = mc_malloc(total)))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    p = dst->block;
+    for (i = 0; i < MC_SET__COUNT && !rc; i++) {
+        const struct mc_setting *s = &src->v[i];
+        const char *where = s->where ? s->where : origin_names[s->origin];
+
+        if (!s->value) {
+            rc = store(&dst->v[i], s->value, s->origin, s->where, err);
+            continue;
+        }
+        n = strlen(s->value) + 1;
+        dst->v[i].value = memcpy(p, s->value, n);
+        p += n;
+        n = strlen(where) + 1;
+        dst->v[i].where = memcpy(p, where, n);
+        p += n;
+        dst->v[i].origin = s->origin;
+        dst->v[i].in_block = 1;
+    }
     if (rc)
         mc_conf_release(dst);
     return rc;
@@ -514,12 +543,17 @@ mc_conf_release(struct mc_conf *c)
     size_t i;
 
     for (i = 0; i < MC_SET__COUNT; i++) {
-        mc_free(c->v[i].value);
-        mc_free(c->v[i].where);
+        if (!c->v[i].in_block) {
+            mc_free(c->v[i].value);
+            mc_free(c->v[i].where);
+        }
         c->v[i].value = NULL;
         c->v[i].where = NULL;
+        c->v[i].in_block = 0;
         c->v[i].origin = MC_FROM_DEFAULT;
     }
+    mc_free(c->block);
+    c->block = NULL;
 }
 
 static char *

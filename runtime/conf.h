@@ -94,10 +94,14 @@ struct mc_setting {
     char *value;           /* never NULL after init; "" when unset */
     enum mc_origin origin;
     char *where;           /* "maxcode.conf:3", "environment (...)", ... */
+    int in_block;          /* VALUE and WHERE lie in the conf's BLOCK */
 };
 
 struct mc_conf {
     struct mc_setting v[MC_SET__COUNT];
+    /* The strings mc_conf_copy() wrote, in one allocation: a copy is
+     * made at every $(maxcode ...) call. */
+    char *block;
 };
 
 /*

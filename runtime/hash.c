@@ -13,6 +13,7 @@ enum mc_code
 mc_hash_init(struct mc_hash *h)
 {
     h->trace = 0;
+    h->npend = 0;
     h->state = XXH3_createState();
     if (!h->state)
         return MC_ENOMEM;
@@ -34,6 +35,30 @@ mc_hash_set_trace(struct mc_hash *h, int on)
     h->trace = on;
 }
 
+/* Give H's pending bytes to its state. */
+static void
+flush(struct mc_hash *h)
+{
+    if (h->npend)
+        XXH3_128bits_update(h->state, h->pend, h->npend);
+    h->npend = 0;
+}
+
+/* Hash LEN bytes at DATA: small ones wait in H->pend. */
+static void
+feed(struct mc_hash *h, const void *data, size_t len)
+{
+    if (len > sizeof(h->pend) - h->npend) {
+        flush(h);
+        if (len >= sizeof(h->pend)) {
+            XXH3_128bits_update(h->state, data, len);
+            return;
+        }
+    }
+    memcpy(h->pend + h->npend, data, len);
+    h->npend += len;
+}
+
 static void
 put_le(uint8_t *p, uint64_t v, int n)
 {
@@ -52,9 +77,9 @@ frame(struct mc_hash *h, const char *name, uint64_t len)
 
     put_le(n4, nl, 4);
     put_le(l8, len, 8);
-    XXH3_128bits_update(h->state, n4, 4);
-    XXH3_128bits_update(h->state, name, nl);
-    XXH3_128bits_update(h->state, l8, 8);
+    feed(h, n4, 4);
+    feed(h, name, nl);
+    feed(h, l8, 8);
 }
 
 void
@@ -63,7 +88,7 @@ mc_hash_field(struct mc_hash *h, const char *name, const void *data,
 {
     frame(h, name, len);
     if (len)
-        XXH3_128bits_update(h->state, data, len);
+        feed(h, data, len);
     if (h->trace)
         mc_verbose("key: %s = [%zu] %.60s", name, len,
                    len ? (const char *)data : "");
@@ -116,7 +141,7 @@ mc_hash_field_fd(struct mc_hash *h, const char *name, int fd,
     /* Never past its size and a byte: a file that grows ends here. */
     while (total <= (uint64_t)st.st_size &&
            (n = read(fd, buf, sizeof(buf))) > 0) {
-        XXH3_128bits_update(h->state, buf, (size_t)n);
+        feed(h, buf, (size_t)n);
         total += (uint64_t)n;
     }
     if (n < 0 || total != (uint64_t)st.st_size)
@@ -132,14 +157,17 @@ void
 mc_hash_update(struct mc_hash *h, const void *data, size_t len)
 {
     if (len)
-        XXH3_128bits_update(h->state, data, len);
+        feed(h, data, len);
 }
 
 void
 mc_hash_digest(struct mc_hash *h, struct mc_digest *out)
 {
-    XXH128_hash_t d = XXH3_128bits_digest(h->state);
     XXH128_canonical_t c;
+    XXH128_hash_t d;
+
+    flush(h);
+    d = XXH3_128bits_digest(h->state);
 
     XXH128_canonicalFromHash(&c, d);
     memcpy(out->b, c.digest, 16);
