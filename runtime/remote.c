@@ -65,6 +65,12 @@ remote_ready(struct mc_remote *r)
         remote_failed(r, err.msg);
         return 0;
     }
+    if (mc_log_get_level() == MC_LOG_VERBOSE) {
+        char where[256];
+
+        mc_store_describe(&r->store, where, sizeof(where));
+        mc_verbose("remote cache: %s (%s)", where, r->store.ops->name);
+    }
     r->state = 1;
     return 1;
 }

@@ -88,6 +88,8 @@ file_get(struct mc_store *s, const char *key, struct mc_buf *out,
     struct stat st;
 
     mc_buf_reset(out);
+    if (!mc_is_key(key))
+        return MC_ENOENT;
     if (mc_store_object(s, key, &obj)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
