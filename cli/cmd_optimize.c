@@ -37,12 +37,14 @@
 #include "file.h"
 #include "flags.h"
 #include "hash.h"
+#include "hit.h"
 #include "lang.h"
 #include "journal.h"
 #include "log.h"
 #include "native.h"
 #include "paths.h"
 #include "prompt.h"
+#include "reads.h"
 #include "remote.h"
 #include "sign.h"
 #include "spawn.h"
@@ -140,9 +142,7 @@ record_includes(const struct mc_target *t, struct mc_buf *out,
     struct mc_spawn_opts so = {.timeout_s = 120};
     struct mc_spawn_result r;
     struct mc_strv argv = MC_STRV_INIT, deps = MC_STRV_INIT;
-    struct mc_buf word = MC_BUF_INIT;
     enum mc_code rc;
-    const char *p;
 
     mc_spawn_result_init(&r);
     rc = mc_shell_split(t->compiler, &argv, err);
@@ -162,27 +162,11 @@ record_includes(const struct mc_target *t, struct mc_buf *out,
                         argv.v[0], t->source, r.err.s);
         goto out;
     }
-    /* "obj.o: src/a.c src/b.h \\\n src/c.h"; "\ " escapes a space. */
-    p = strchr(r.out.s, ':');
-    for (p = p ? p + 1 : r.out.s; *p; p++) {
-        if (*p == '\\' && (p[1] == '\n' || p[1] == ' ')) {
-            if (p[1] == ' ')
-                mc_buf_addc(&word, ' ');
-            p++;
-            continue;
-        }
-        if (*p == ' ' || *p == '\n' || *p == '\t') {
-            if (word.len && mc_strv_push(&deps, word.s))
-                goto oom;
-            mc_buf_reset(&word);
-            continue;
-        }
-        mc_buf_addc(&word, *p);
-    }
-    if (word.len && mc_strv_push(&deps, word.s))
+    /* "obj.o: src/a.c src/b.h \\\n src/c.h", as reads.h reads it. */
+    if (mc_reads_deps(r.out.s, r.out.len, &deps))
         goto oom;
     add_includes(t, &deps, out);
-    if (mc_buf_status(out) || mc_buf_status(&word))
+    if (mc_buf_status(out))
         goto oom;
     goto out;
 oom:
@@ -191,7 +175,6 @@ out:
     mc_spawn_result_release(&r);
     mc_strv_release(&argv);
     mc_strv_release(&deps);
-    mc_buf_release(&word);
     return rc;
 }
 
@@ -473,9 +456,7 @@ struct run {
                                  * CUDA device): not one under
                                  * MAXCODE_STRICT=1 either */
     int hit;                    /* the cache had the entry */
-    int untrusted;              /* the remote's was refused (sign.h) */
-    struct mc_remote remote;    /* MAXCODE_REMOTE, when remote_state>0 */
-    int remote_state;           /* 0 not looked at, 1 ready, -1 none */
+    struct mc_remote remote;    /* MAXCODE_REMOTE (remote.h) */
     struct mc_cuda_probe gpu;   /* a CUDA target's device probe */
     int probed_now;             /* this run probed (none remembered) */
     int native_now;             /* this run resolved isa=native (none
@@ -527,203 +508,6 @@ run_release(struct run *r)
     mc_target_setup_release(&r->ts);
     mc_buf_release(&r->vpath);
     mc_buf_release(&r->src);
-}
-
-/* ---- the remote cache ---- */
-
-/* The marker of KIND in this make run (MAXCODE_SESSION, set by the
- * plugin for the top make and inherited by sub-makes and recipes), into
- * B: KIND "remote-down" marks a remote failure, "untrusted" a refused
- * entry. 0 when there is no session (a command by hand). */
-static int
-session_marker(const struct run *r, const char *kind, struct mc_buf *b)
-{
-    const char *s = getenv("MAXCODE_SESSION");
-
-    if (!s || !*s || strchr(s, '/'))
-        return 0;
-    mc_buf_addf(b, "%s/%s/%s", r->cache.dir, kind, s);
-    return !mc_buf_status(b);
-}
-
-/* Whether this is the first time in this make run that KIND happened
- * (always, without a session): the first leaves its marker. */
-static int
-first_in_build(const struct run *r, const char *kind)
-{
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_buf m = MC_BUF_INIT;
-    int first = 1;
-
-    if (session_marker(r, kind, &m) && !mc_file_mkdirs_for(m.s, &err)) {
-        int fd = open(m.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
-        first = fd >= 0;
-        if (fd >= 0)
-            close(fd);
-    }
-    mc_buf_release(&m);
-    return first;
-}
-
-/* Whether the remote already failed in this make run. */
-static int
-remote_down(const struct run *r)
-{
-    struct mc_buf m = MC_BUF_INIT;
-    int down = session_marker(r, "remote-down", &m) &&
-               access(m.s, F_OK) == 0;
-
-    mc_buf_release(&m);
-    return down;
-}
-
-/* A remote failure: counted; warned once per make run (the first
- * search to fail leaves the marker that quiets the others, and makes
- * them skip the remote); the build goes on with the local cache. */
-static void
-remote_failed(struct run *r, const char *msg)
-{
-    r->d.n[MC_STAT_REMOTE_ERRORS]++;
-    r->remote_state = -1; /* this run leaves it alone from now on */
-    if (first_in_build(r, "remote-down"))
-        mc_error("warning: %s; going on without the remote cache for "
-                 "this build", msg);
-}
-
-/* Set R->remote up when MAXCODE_REMOTE is set and the remote did not
- * fail earlier in this make run, with the keys it trusts
- * (MAXCODE_TRUSTED_KEYS): a file that cannot be read is a failure, as
- * the remote's own, since none of its entries could be checked; 0 when
- * there is none to use. */
-static int
-remote_ready(struct run *r)
-{
-    const char *trusted = mc_conf_get(&r->t->conf, MC_SET_TRUSTED_KEYS);
-    struct mc_err err = MC_ERR_INIT;
-    enum mc_code rc;
-
-    if (r->remote_state)
-        return r->remote_state > 0;
-    r->remote_state = -1;
-    rc = mc_remote_init(&r->remote, &r->t->conf, &err);
-    if (rc == MC_ENOENT || remote_down(r))
-        return 0;
-    if (!rc && *trusted)
-        rc = mc_sign_load_trusted(&r->keys, trusted, &err);
-    if (rc) {
-        remote_failed(r, err.msg);
-        return 0;
-    }
-    r->remote_state = 1;
-    return 1;
-}
-
-/* An entry refused by mc_cache_import() for its signature (counted
- * there): said once per make run; the search or the original takes
- * its place. */
-static void
-remote_untrusted(const struct run *r, const char *why)
-{
-    if (first_in_build(r, "untrusted"))
-        mc_error("warning: %s: the remote entry %s is refused, %s; %s "
-                 "(MAXCODE_TRUSTED_KEYS; further refusals in this build "
-                 "are counted as remote_untrusted, not told)",
-                 r->t->source, r->key, why,
-                 strcmp(r->mode, "optimize") && strcmp(r->mode, "refresh")
-                     ? "using the original" : "searching");
-}
-
-/* A local miss: the entry from the remote cache, through the way in
- * for entries from outside (mc_cache_import(): its checksum, this key,
- * its signature when MAXCODE_TRUSTED_KEYS is set, this machine's
- * headers), stored locally as it came. 1 on a remote hit. */
-static int
-fetch_remote(struct run *r)
-{
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_buf body = MC_BUF_INIT;
-    enum mc_code rc;
-    int hit = 0;
-
-    if (!remote_ready(r))
-        return 0;
-    rc = mc_remote_get(&r->remote, r->key, &body, &err);
-    r->d.n[MC_STAT_REMOTE_BYTES_IN] += body.len;
-    mc_entry_release(&r->e);
-    mc_entry_init(&r->e);
-    if (rc == MC_ENOENT) {
-        r->d.n[MC_STAT_REMOTE_MISSES]++;
-    } else if (rc == MC_ESYNTAX) { /* an answer larger than any entry */
-        r->d.n[MC_STAT_REMOTE_CORRUPT]++;
-        mc_info("%s: %s; not used", r->t->source, err.msg);
-    } else if (rc) {
-        remote_failed(r, err.msg);
-    } else if ((rc = mc_cache_import(&r->cache, r->key, body.s, body.len,
-                                     MC_IMPORT_INCLUDES, &r->e, NULL,
-                                     &err)) == MC_ESYNTAX) {
-        r->d.n[MC_STAT_REMOTE_CORRUPT]++;
-        mc_info("%s: the remote entry %s is corrupt (%s); not used",
-                r->t->source, r->key, err.msg);
-    } else if (rc == MC_EUNTRUSTED) {
-        r->untrusted = 1;
-        remote_untrusted(r, err.msg);
-    } else if (rc == MC_ENOENT) {
-        r->d.n[MC_STAT_REMOTE_MISSES]++;
-        mc_verbose("%s: the remote entry's headers differ here",
-                   r->t->source);
-    } else if (rc == MC_OK || rc == MC_EIO) {
-        r->d.n[MC_STAT_REMOTE_HITS]++;
-        mc_verbose("%s: key %s is in the remote cache", r->t->source,
-                   r->key);
-        if (rc) /* a full disk, say: used all the same */
-            mc_info("%s: cannot store the remote entry: %s", r->t->source,
-                    err.msg);
-        hit = 1;
-    } else {
-        mc_info("%s: the remote entry %s is not used: %s", r->t->source,
-                r->key, err.msg);
-    }
-    if (!hit) {
-        mc_entry_release(&r->e);
-        mc_entry_init(&r->e);
-    }
-    mc_buf_release(&body);
-    return hit;
-}
-
-/* A new local entry goes to the remote too, unless it is read-only: as
- * it leaves this machine, its manifest's paths relative to make's
- * directory, where this recipe runs (share.h). */
-static void
-push_remote(struct run *r)
-{
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_buf data = MC_BUF_INIT, shared = MC_BUF_INIT;
-    const struct mc_buf *put = &data;
-    char cwd[PATH_MAX];
-    int changed = 0;
-
-    if (!remote_ready(r) || r->remote.read_only)
-        return;
-    if (mc_cache_encode(&r->cache, &r->e, &data, &err) ||
-        mc_share_entry(data.s, data.len, getcwd(cwd, sizeof(cwd)),
-                       r->cache.keys, &shared, &changed, &err)) {
-        mc_error("%s: not stored in the remote cache: %s", r->t->source,
-                 err.code ? err.msg : "out of memory, or too large");
-        goto out;
-    }
-    if (changed)
-        put = &shared;
-    if (mc_remote_put(&r->remote, r->key, put->s, put->len, &err)) {
-        remote_failed(r, err.msg);
-    } else {
-        r->d.n[MC_STAT_REMOTE_STORES]++;
-        r->d.n[MC_STAT_REMOTE_BYTES_OUT] += put->len;
-    }
-out:
-    mc_buf_release(&data);
-    mc_buf_release(&shared);
 }
 
 /* A CUDA target: the device probe this machine remembers for its boot,
@@ -846,7 +630,7 @@ load_signing_key(struct run *r)
              "not be signed: MAXCODE_SIGNING_KEY: %s", err.msg);
     r->reason = r->why;
     r->store = 0;
-    if (first_in_build(r, "no-signing-key"))
+    if (mc_cache_first_in_build(&r->cache, "no-signing-key"))
         mc_error("warning: MAXCODE_SIGNING_KEY: %s; nothing is searched "
                  "or stored in this build", err.msg);
 }
@@ -873,6 +657,7 @@ step_lock(struct run *r)
         return 1;
     }
     r->cache.keys = &r->keys;
+    mc_remote_init(&r->remote, &r->cache, &r->keys, &t->conf, &r->d);
     if (r->store)
         load_signing_key(r);
     if (r->store && mc_cache_lock(&r->cache, r->key, &r->lock, &err)) {
@@ -885,29 +670,6 @@ step_lock(struct run *r)
         r->store = 0;
     }
     return STEP_NEXT;
-}
-
-/* Whether the cached variant may run on this machine (native.h): a
- * target("arch=X") it has and SOURCE has not names this machine's
- * architecture, resolved now when none is remembered. */
-static int
-fits_here(struct run *r)
-{
-    struct mc_err err = MC_ERR_INIT;
-    char found[MC_NATIVE_ARCH_MAX], host[MC_NATIVE_ARCH_MAX];
-    int fits = 1;
-
-    if (mc_native_check_variant(r->t, r->e.variant.s, r->e.variant.len, 1,
-                                &fits, found, host, &err)) {
-        mc_info("%s: %s", r->t->source, err.msg);
-        return 0;
-    }
-    if (!fits)
-        mc_info("%s: the cached variant is for arch=%s, this machine is "
-                "%s; %s", r->t->source, found, host[0] ? host : "unknown",
-                strcmp(r->mode, "optimize") ? "using the original"
-                                            : "searching again");
-    return fits;
 }
 
 /* Another make may have stored this key while we waited, or the remote
@@ -925,8 +687,9 @@ step_look_up(struct run *r)
         if (hit)
             mc_verbose("%s: key %s is in the cache", r->t->source, r->key);
         else
-            hit = fetch_remote(r);
-        if (hit && !fits_here(r)) {
+            hit = mc_remote_fetch(&r->remote, r->t->source, r->key,
+                                  r->mode, &r->e);
+        if (hit && !mc_hit_fits(r->t, r->t->source, &r->e, r->mode, 1)) {
             hit = 0;
             other_arch = 1;
         }
@@ -943,10 +706,11 @@ step_look_up(struct run *r)
         /* Never search; the rule's target is the original. */
         r->store = 0;
         r->benign = 1;
-        r->reason = r->untrusted ? "mode cache: the remote entry is not "
-                                   "signed by a trusted key"
-                                 : "mode cache: no entry, here or in the "
-                                   "remote cache";
+        r->reason = r->remote.untrusted
+                        ? "mode cache: the remote entry is not signed by a "
+                          "trusted key"
+                        : "mode cache: no entry, here or in the remote "
+                          "cache";
         return STEP_NEXT;
     }
     if (!strcmp(r->mode, "cache")) {
@@ -1214,7 +978,7 @@ step_store(struct run *r)
         } else {
             r->d.n[MC_STAT_STORES] = 1;
         }
-        push_remote(r);
+        mc_remote_push(&r->remote, r->t->source, &r->e);
     }
     count(r);
     if (r->d.n[MC_STAT_STORES])

@@ -29,6 +29,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "cuda.h"
+#include "hit.h"
 #include "internal.h"
 #include "key.h"
 #include "lang.h"
@@ -427,36 +428,9 @@ key_unit(struct mc_target *t, const char *source, char key[MC_KEY_HEX + 1],
     return 0;
 }
 
-/* Whether the variant of E may run on this machine: a target("arch=X")
- * it has and SOURCE has not must name this machine's architecture, as
- * remembered (native.h). Says why not. */
-static int
-fits_here(const struct mc_target *t, const char *source,
-          const struct mc_entry *e, const char *mode)
-{
-    struct mc_err err = MC_ERR_INIT;
-    char found[MC_NATIVE_ARCH_MAX], host[MC_NATIVE_ARCH_MAX];
-    int fits = 1, keep = !strcmp(mode, "cache") || !strcmp(mode, "verify");
-
-    if (mc_native_check_variant(t, e->variant.s, e->variant.len, 0, &fits,
-                                found, host, &err)) {
-        mc_info("%s: %s", source, err.msg);
-        return 0;
-    }
-    if (!fits && host[0])
-        mc_info("%s: the cached variant is for arch=%s, this machine is "
-                "%s; %s", source, found, host,
-                keep ? "using the original" : "searching again");
-    else if (!fits)
-        mc_info("%s: the cached variant is for arch=%s, and this "
-                "machine's architecture is not resolved yet; %s", source,
-                found, keep ? "using the original"
-                            : "the search recipe checks it");
-    return fits;
-}
-
 /* Look KEY up for T: a hit when the entry is there, its headers are
- * unchanged and its variant fits this machine. Counted either way. */
+ * unchanged and its variant fits this machine (hit.h, with the
+ * architecture as remembered). Counted either way. */
 static int
 look_up(const struct mc_target *t, const char *source,
         struct mc_cache *cache, const char *key, const char *mode,
@@ -467,7 +441,7 @@ look_up(const struct mc_target *t, const char *source,
     int hit = 0;
 
     if (rc == MC_OK && mc_entry_includes_valid(e))
-        hit = fits_here(t, source, e, mode);
+        hit = mc_hit_fits(t, source, e, mode, 0);
     else if (rc == MC_OK)
         mc_verbose("%s: a header changed since key %s was stored", source,
                    key);

@@ -565,6 +565,53 @@ out:
     return rc;
 }
 
+/* The marker of KIND in this make run (MAXCODE_SESSION, set by the
+ * plugin for the top make and inherited by sub-makes and recipes), into
+ * B: KIND "remote-down" marks a remote failure, "untrusted" a refused
+ * entry. 0 when there is no session (a command by hand). */
+static int
+session_marker(const struct mc_cache *c, const char *kind, struct mc_buf *b)
+{
+    const char *s = getenv("MAXCODE_SESSION");
+
+    if (!s || !*s || strchr(s, '/'))
+        return 0;
+    mc_buf_addf(b, "%s/%s/%s", c->dir, kind, s);
+    return !mc_buf_status(b);
+}
+
+/* Whether this is the first time in this make run that KIND happened
+ * (always, without a session): the first leaves its marker. */
+int
+mc_cache_first_in_build(const struct mc_cache *c, const char *kind)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf m = MC_BUF_INIT;
+    int first = 1;
+
+    if (session_marker(c, kind, &m) && !mc_file_mkdirs_for(m.s, &err)) {
+        int fd = open(m.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+        first = fd >= 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    mc_buf_release(&m);
+    return first;
+}
+
+/* Whether KIND (the remote failed, say) already happened in this make
+ * run. */
+int
+mc_cache_in_build(const struct mc_cache *c, const char *kind)
+{
+    struct mc_buf m = MC_BUF_INIT;
+    int down = session_marker(c, kind, &m) && access(m.s, F_OK) == 0;
+
+    mc_buf_release(&m);
+    return down;
+}
+
 void
 mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
 {

@@ -64,7 +64,7 @@
 
 /* The largest entry file maxcode writes (mc_entry_encode() refuses to
  * make a larger one), and so the most a remote's answer to a GET may
- * hold (remote.c stops reading past it). An entry is a source, its
+ * hold (store_http.c stops reading past it). An entry is a source, its
  * include records and a manifest with the search's trajectory: a few
  * hundred KiB in practice. */
 #define MC_ENTRY_MAX (64u << 20)
@@ -228,6 +228,20 @@ enum mc_code mc_cache_import(struct mc_cache *c, const char *key,
                              const void *data, size_t len, unsigned flags,
                              struct mc_entry *e, int *present,
                              struct mc_err *err);
+
+/*
+ * Markers of this make run, so that what happens in many recipes is told
+ * once per build: C->dir/KIND/SESSION, SESSION being MAXCODE_SESSION
+ * (set by the plugin for the top make and inherited by sub-makes and
+ * recipes). mc_cache_first_in_build() says whether this is the first
+ * time in this make run that KIND happened, and leaves the marker: 1
+ * once per build, and always without a session (a command by hand).
+ * mc_cache_in_build() says whether KIND's marker is there (0 without a
+ * session). KIND: "remote-down" (a remote failure), "untrusted" (a
+ * refused entry), "no-signing-key".
+ */
+int mc_cache_first_in_build(const struct mc_cache *c, const char *kind);
+int mc_cache_in_build(const struct mc_cache *c, const char *kind);
 
 /* Mark E (read by mc_cache_get) as recently used, for LRU trimming: its
  * file's mtime, unless that is under a minute old. */

@@ -43,7 +43,8 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_MAX_SIZE] = {"MAXCODE_MAX_SIZE", NULL, K_SIZE, "2G", NULL, 0, 0,
                          "local cache size before it is trimmed"},
     [MC_SET_REMOTE] = {"MAXCODE_REMOTE", NULL, K_URL, "", NULL, 0, 0,
-                       "remote HTTP cache URL[|read-only][|layout=flat]"},
+                       "remote cache: a URL that a store backend takes "
+                       "(store.h)[|read-only][|layout=flat]"},
     [MC_SET_COMPDB] = {"MAXCODE_COMPDB", NULL, K_STRING, "", NULL, 0, 0,
                        "compile_commands.json to take flags from"},
     [MC_SET_LLM_URL] = {"MAXCODE_LLM_URL", NULL, K_STRING, "", NULL, 0, 0,

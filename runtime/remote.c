@@ -1,357 +1,179 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * remote.c: GET and PUT of entries on an HTTP cache (see remote.h).
- *
- * Why the fetch happens in the search recipe and not while make parses:
- * a $(maxcode ...) call runs in make's only thread, so a remote lookup
- * there would put a network round trip (or a connect timeout, when the
- * server is down) in front of every marked unit, serially, even on
- * builds that need nothing. A local miss already emits a rule; its
- * recipe (`maxcode optimize`) asks the remote first, in make's jobs (in
- * parallel under -j), and only searches on a remote miss. A remote hit
- * then costs a process start and one GET (bench/overhead measures it).
+ * remote.c: the remote cache's policy (remote.h): when to ask it, what
+ * to let in, what to count and what to say, once, when it fails. The
+ * backend is store.h's; nothing here names one.
  */
 #include "mc_setup.h"
 #include "remote.h"
-#include "alloc.h"
-#include "cache.h"
+#include "log.h"
+#include "share.h"
 
-#include <arpa/inet.h>
-#include <curl/curl.h>
-#include <strings.h>
-
-#define HTTP_OK_MIN 200
-#define HTTP_OK_MAX 299
-#define HTTP_NOT_FOUND 404
-
-static int curl_ready;
-
-static void shown_url(const char *url, char *out, size_t cap);
-
-/* Parse the attributes after the URL ("|read-only|layout=flat"). */
-static enum mc_code
-parse_attrs(struct mc_remote *r, const char *p, struct mc_err *err)
+void
+mc_remote_init(struct mc_remote *r, struct mc_cache *cache,
+               struct mc_sign_keys *keys, const struct mc_conf *conf,
+               struct mc_stats *d)
 {
-    while (*p == '|') {
-        const char *a = p + 1;
-        size_t n = strcspn(a, "|");
-
-        if (n == 9 && !strncmp(a, "read-only", 9))
-            r->read_only = 1;
-        else if (n == 11 && !strncmp(a, "layout=flat", 11))
-            r->flat = 1;
-        else if (n == 14 && !strncmp(a, "layout=subdirs", 14))
-            r->flat = 0;
-        else
-            return mc_err_set(err, MC_ECONFIG, "MAXCODE_REMOTE: unknown "
-                              "attribute '%.*s' (expected read-only, "
-                              "layout=subdirs or layout=flat)", (int)n, a);
-        p = a + n;
-    }
-    return MC_OK;
-}
-
-/* Whether the host of URL (an http:// URL without credentials) is on
- * the loopback: 127.0.0.0/8, ::1 or localhost. */
-static int
-is_loopback(const char *url)
-{
-    const char *host = strstr(url, "://") + 3;
-    char name[256];
-    size_t n;
-    struct in_addr a4;
-    struct in6_addr a6;
-
-    if (*host == '[') {
-        host++;
-        n = strcspn(host, "]");
-    } else {
-        n = strcspn(host, ":/?#");
-    }
-    if (n >= sizeof(name))
-        return 0;
-    memcpy(name, host, n);
-    name[n] = '\0';
-    if (!strcasecmp(name, "localhost"))
-        return 1;
-    if (inet_pton(AF_INET, name, &a4) == 1)
-        return (ntohl(a4.s_addr) >> 24) == 127;
-    return inet_pton(AF_INET6, name, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
-}
-
-enum mc_code
-mc_remote_init(struct mc_remote *r, const struct mc_conf *c,
-               struct mc_err *err)
-{
-    const char *spec = mc_conf_get(c, MC_SET_REMOTE);
-    size_t n = strcspn(spec, "|");
-
     memset(r, 0, sizeof(*r));
-    if (!*spec)
-        return MC_ENOENT;
-    if (strncmp(spec, "http://", 7) && strncmp(spec, "https://", 8))
-        return mc_err_set(err, MC_ECONFIG, "MAXCODE_REMOTE: '%.*s' is not "
-                          "an http:// or https:// URL", (int)n, spec);
-    while (n && spec[n - 1] == '/')
-        n--;
-    r->url = mc_strndup(spec, n);
-    if (!r->url)
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (parse_attrs(r, spec + strcspn(spec, "|"), err))
-        return err->code;
-    r->token = mc_conf_get(c, MC_SET_REMOTE_TOKEN);
-    if (*r->token && !strncmp(r->url, "http://", 7) && !is_loopback(r->url) &&
-        strcmp(mc_conf_get(c, MC_SET_REMOTE_INSECURE), "1")) {
-        char shown[256];
-
-        shown_url(r->url, shown, sizeof(shown));
-        return mc_err_set(err, MC_ECONFIG, "MAXCODE_REMOTE_TOKEN is not "
-                          "sent to %s: over http:// to a host outside the "
-                          "loopback anyone on the way can read it; use "
-                          "https://, or MAXCODE_REMOTE_INSECURE=1 to send "
-                          "it all the same", shown);
-    }
-    r->timeout_s = atof(mc_conf_get(c, MC_SET_REMOTE_TIMEOUT));
-    r->connect_timeout_s = atof(mc_conf_get(c, MC_SET_REMOTE_CONNECT_TIMEOUT));
-    if (!curl_ready) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT))
-            return mc_err_set(err, MC_EIO, "cannot initialise libcurl");
-        curl_ready = 1;
-    }
-    r->curl = curl_easy_init();
-    if (!r->curl)
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    return MC_OK;
+    r->cache = cache;
+    r->keys = keys;
+    r->conf = conf;
+    r->d = d;
 }
 
 void
 mc_remote_release(struct mc_remote *r)
 {
-    if (r->curl)
-        curl_easy_cleanup(r->curl);
-    mc_free(r->url);
-    memset(r, 0, sizeof(*r));
+    mc_store_close(&r->store);
 }
 
-enum mc_code
-mc_remote_url(const struct mc_remote *r, const char *key, struct mc_buf *b)
-{
-    if (r->flat)
-        mc_buf_addf(b, "%s/%s", r->url, key);
-    else
-        mc_buf_addf(b, "%s/%.2s/%s", r->url, key, key);
-    return mc_buf_status(b);
-}
-
-/*
- * What a transfer keeps of the server's answer. Whatever the server
- * sends, maxcode holds at most MC_ENTRY_MAX bytes of an entry (a 2xx
- * answer to a GET) and SMALL_BODY of anything else (an error page, the
- * answer to a PUT). The cap is counted here, in the write callback, on
- * the bytes that arrive: libcurl's CURLOPT_MAXFILESIZE_LARGE (set too)
- * stops only an answer that announces its size (curl 7.88, Debian 12).
- */
-#define SMALL_BODY 4096
-
-struct sink {
-    struct mc_buf *b;   /* the body */
-    CURL *h;
-    int entry;          /* a GET: a 2xx body is an entry */
-    size_t over;        /* the cap that cut the answer off, or 0 */
-};
-
-static size_t
-on_body(char *p, size_t size, size_t n, void *arg)
-{
-    struct sink *s = arg;
-    size_t k = size * n, cap = SMALL_BODY;
-    long status = 0;
-
-    curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &status);
-    if (s->entry && status >= HTTP_OK_MIN && status <= HTTP_OK_MAX)
-        cap = MC_ENTRY_MAX;
-    if (s->b->len > cap || k > cap - s->b->len) {
-        s->over = cap;
-        return 0; /* libcurl ends the transfer: CURLE_WRITE_ERROR */
-    }
-    return mc_buf_add(s->b, p, k) ? 0 : k;
-}
-
-struct upload {
-    const char *p;
-    size_t left;
-};
-
-static size_t
-on_read(char *p, size_t size, size_t n, void *arg)
-{
-    struct upload *u = arg;
-    size_t k = size * n < u->left ? size * n : u->left;
-
-    memcpy(p, u->p, k);
-    u->p += k;
-    u->left -= k;
-    return k;
-}
-
-/* Set up R's handle for the object KEY; HEADERS gets the token's header
- * (the caller frees it). */
-static enum mc_code
-prepare(struct mc_remote *r, const char *key, struct mc_buf *url,
-        struct curl_slist **headers, char *errbuf)
-{
-    CURL *h = r->curl;
-
-    curl_easy_reset(h);
-    if (mc_remote_url(r, key, url))
-        return MC_ENOMEM;
-    *headers = NULL;
-    if (*r->token) {
-        struct mc_buf auth = MC_BUF_INIT;
-
-        mc_buf_addf(&auth, "Authorization: Bearer %s", r->token);
-        *headers = auth.s ? curl_slist_append(NULL, auth.s) : NULL;
-        mc_buf_release(&auth);
-        if (!*headers)
-            return MC_ENOMEM;
-    }
-    curl_easy_setopt(h, CURLOPT_URL, url->s);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(r->connect_timeout_s * 1000));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(r->timeout_s * 1000));
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "maxcode/" PACKAGE_VERSION);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS,
-                     (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    return MC_OK;
-}
-
-/* URL as messages show it: a user and password in it become "***". */
+/* A remote failure: counted; warned once per make run (the first
+ * search to fail leaves the marker that quiets the others, and makes
+ * them skip the remote); the build goes on with the local cache. */
 static void
-shown_url(const char *url, char *out, size_t cap)
+remote_failed(struct mc_remote *r, const char *msg)
 {
-    const char *host = strstr(url, "://"), *at, *slash;
-
-    host = host ? host + 3 : url;
-    slash = host + strcspn(host, "/");
-    at = memchr(host, '@', (size_t)(slash - host));
-    if (at)
-        snprintf(out, cap, "%.*s***%s", (int)(host - url), url, at);
-    else
-        snprintf(out, cap, "%s", url);
+    r->d->n[MC_STAT_REMOTE_ERRORS]++;
+    r->state = -1; /* this run leaves it alone from now on */
+    if (mc_cache_first_in_build(r->cache, "remote-down"))
+        mc_error("warning: %s; going on without the remote cache for "
+                 "this build", msg);
 }
 
-/* Perform R's prepared request, its answer going to S: MC_OK on a 2xx,
- * MC_ENOENT on 404, MC_ESYNTAX when a GET's 2xx answer runs past
- * MC_ENTRY_MAX (no entry is that large), else MC_EIO with what went
- * wrong in ERR. An error page cut off at SMALL_BODY is no error of its
- * own: its status decides. */
-static enum mc_code
-perform(struct mc_remote *r, const char *what, const char *url,
-        const char *errbuf, const struct sink *s, struct mc_err *err)
+/* Set R->store up when MAXCODE_REMOTE is set and the remote did not
+ * fail earlier in this make run, with the keys it trusts
+ * (MAXCODE_TRUSTED_KEYS): a file that cannot be read is a failure, as
+ * the remote's own, since none of its entries could be checked; 0 when
+ * there is none to use. */
+static int
+remote_ready(struct mc_remote *r)
 {
-    CURLcode cc = curl_easy_perform(r->curl);
-    long status = 0;
-    int ok;
-    char shown[256];
-
-    shown_url(url, shown, sizeof(shown));
-    curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &status);
-    ok = status >= HTTP_OK_MIN && status <= HTTP_OK_MAX;
-    if (s->over || cc == CURLE_FILESIZE_EXCEEDED) {
-        if (ok && s->entry)
-            return mc_err_set(err, MC_ESYNTAX, "remote %s %s: the answer "
-                              "is larger than any entry (%u MiB); cut off",
-                              what, shown, MC_ENTRY_MAX >> 20);
-        if (ok)
-            return mc_err_set(err, MC_EIO, "remote %s %s: HTTP status %ld "
-                              "with an answer over %d bytes; cut off",
-                              what, shown, status, SMALL_BODY);
-    } else if (cc != CURLE_OK) {
-        return mc_err_set(err, MC_EIO, "remote %s %s: %s", what, shown,
-                          errbuf[0] ? errbuf : curl_easy_strerror(cc));
-    }
-    if (ok)
-        return MC_OK;
-    if (status == HTTP_NOT_FOUND)
-        return MC_ENOENT;
-    return mc_err_set(err, MC_EIO, "remote %s %s: HTTP status %ld", what,
-                      shown, status);
-}
-
-enum mc_code
-mc_remote_get(struct mc_remote *r, const char *key, struct mc_buf *out,
-              struct mc_err *err)
-{
-    struct mc_buf url = MC_BUF_INIT;
-    struct curl_slist *headers = NULL;
-    char errbuf[CURL_ERROR_SIZE] = "";
+    const char *trusted = mc_conf_get(r->conf, MC_SET_TRUSTED_KEYS);
+    struct mc_err err = MC_ERR_INIT;
     enum mc_code rc;
 
-    struct sink sink = {out, r->curl, 1, 0};
-
-    mc_buf_reset(out);
-    rc = prepare(r, key, &url, &headers, errbuf);
-    if (!rc) {
-        curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &sink);
-        curl_easy_setopt(r->curl, CURLOPT_MAXFILESIZE_LARGE,
-                         (curl_off_t)MC_ENTRY_MAX);
-        rc = perform(r, "GET", url.s, errbuf, &sink, err);
-    } else {
-        rc = mc_err_set(err, rc, "out of memory");
+    if (r->state)
+        return r->state > 0;
+    r->state = -1;
+    rc = mc_store_open(&r->store, mc_conf_get(r->conf, MC_SET_REMOTE),
+                       r->conf, &err);
+    if (rc == MC_ENOENT || mc_cache_in_build(r->cache, "remote-down"))
+        return 0;
+    if (!rc && *trusted)
+        rc = mc_sign_load_trusted(r->keys, trusted, &err);
+    if (rc) {
+        remote_failed(r, err.msg);
+        return 0;
     }
-    if (!rc && mc_buf_status(out))
-        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-    curl_slist_free_all(headers);
-    mc_buf_release(&url);
-    return rc;
+    if (mc_log_get_level() == MC_LOG_VERBOSE) {
+        char where[256];
+
+        mc_store_describe(&r->store, where, sizeof(where));
+        mc_verbose("remote cache: %s (%s)", where, r->store.ops->name);
+    }
+    r->state = 1;
+    return 1;
 }
 
-enum mc_code
-mc_remote_put(struct mc_remote *r, const char *key, const void *data,
-              size_t len, struct mc_err *err)
+/* An entry refused by mc_cache_import() for its signature (counted
+ * there): said once per make run; the search or the original takes
+ * its place. */
+static void
+remote_untrusted(const struct mc_remote *r, const char *source,
+                 const char *key, const char *mode, const char *why)
 {
-    struct mc_buf url = MC_BUF_INIT, answer = MC_BUF_INIT;
-    struct curl_slist *headers = NULL;
-    struct upload up = {data, len};
-    struct sink sink = {&answer, r->curl, 0, 0};
-    char errbuf[CURL_ERROR_SIZE] = "";
+    if (mc_cache_first_in_build(r->cache, "untrusted"))
+        mc_error("warning: %s: the remote entry %s is refused, %s; %s "
+                 "(MAXCODE_TRUSTED_KEYS; further refusals in this build "
+                 "are counted as remote_untrusted, not told)",
+                 source, key, why,
+                 strcmp(mode, "optimize") && strcmp(mode, "refresh")
+                     ? "using the original" : "searching");
+}
+
+int
+mc_remote_fetch(struct mc_remote *r, const char *source, const char *key,
+                const char *mode, struct mc_entry *e)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf body = MC_BUF_INIT;
+    unsigned long long before = r->store.bytes_in;
     enum mc_code rc;
+    int hit = 0;
 
-    if (r->read_only)
-        return mc_err_set(err, MC_EINVAL, "the remote is read-only");
-    rc = prepare(r, key, &url, &headers, errbuf);
-    if (!rc) {
-        curl_easy_setopt(r->curl, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(r->curl, CURLOPT_READFUNCTION, on_read);
-        curl_easy_setopt(r->curl, CURLOPT_READDATA, &up);
-        curl_easy_setopt(r->curl, CURLOPT_INFILESIZE_LARGE,
-                         (curl_off_t)len);
-        curl_easy_setopt(r->curl, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(r->curl, CURLOPT_WRITEDATA, &sink);
-        curl_easy_setopt(r->curl, CURLOPT_MAXFILESIZE_LARGE,
-                         (curl_off_t)SMALL_BODY);
-        rc = perform(r, "PUT", url.s, errbuf, &sink, err);
-        if (rc == MC_ENOENT) { /* a 404 to a PUT: the path is refused */
-            char shown[256];
-
-            shown_url(url.s, shown, sizeof(shown));
-            rc = mc_err_set(err, MC_EIO, "remote PUT %s: HTTP status 404",
-                            shown);
-        }
+    if (!remote_ready(r))
+        return 0;
+    before = r->store.bytes_in;
+    rc = mc_store_get(&r->store, key, &body, &err);
+    r->d->n[MC_STAT_REMOTE_BYTES_IN] += r->store.bytes_in - before;
+    mc_entry_release(e);
+    mc_entry_init(e);
+    if (rc == MC_ENOENT) {
+        r->d->n[MC_STAT_REMOTE_MISSES]++;
+    } else if (rc == MC_ESYNTAX) { /* no entry: larger than any, say */
+        r->d->n[MC_STAT_REMOTE_CORRUPT]++;
+        mc_info("%s: %s; not used", source, err.msg);
+    } else if (rc) {
+        remote_failed(r, err.msg);
+    } else if ((rc = mc_cache_import(r->cache, key, body.s, body.len,
+                                     MC_IMPORT_INCLUDES, e, NULL,
+                                     &err)) == MC_ESYNTAX) {
+        r->d->n[MC_STAT_REMOTE_CORRUPT]++;
+        mc_info("%s: the remote entry %s is corrupt (%s); not used",
+                source, key, err.msg);
+    } else if (rc == MC_EUNTRUSTED) {
+        r->untrusted = 1;
+        remote_untrusted(r, source, key, mode, err.msg);
+    } else if (rc == MC_ENOENT) {
+        r->d->n[MC_STAT_REMOTE_MISSES]++;
+        mc_verbose("%s: the remote entry's headers differ here", source);
+    } else if (rc == MC_OK || rc == MC_EIO) {
+        r->d->n[MC_STAT_REMOTE_HITS]++;
+        mc_verbose("%s: key %s is in the remote cache", source, key);
+        if (rc) /* a full disk, say: used all the same */
+            mc_info("%s: cannot store the remote entry: %s", source,
+                    err.msg);
+        hit = 1;
     } else {
-        rc = mc_err_set(err, rc, "out of memory");
+        mc_info("%s: the remote entry %s is not used: %s", source, key,
+                err.msg);
     }
-    curl_slist_free_all(headers);
-    mc_buf_release(&url);
-    mc_buf_release(&answer);
-    return rc;
+    if (!hit) {
+        mc_entry_release(e);
+        mc_entry_init(e);
+    }
+    mc_buf_release(&body);
+    return hit;
+}
+
+void
+mc_remote_push(struct mc_remote *r, const char *source,
+               const struct mc_entry *e)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf data = MC_BUF_INIT, shared = MC_BUF_INIT;
+    const struct mc_buf *put = &data;
+    char cwd[PATH_MAX];
+    int changed = 0;
+
+    if (!remote_ready(r) || r->store.read_only)
+        return;
+    if (mc_cache_encode(r->cache, e, &data, &err) ||
+        mc_share_entry(data.s, data.len, getcwd(cwd, sizeof(cwd)),
+                       r->cache->keys, &shared, &changed, &err)) {
+        mc_error("%s: not stored in the remote cache: %s", source,
+                 err.code ? err.msg : "out of memory, or too large");
+        goto out;
+    }
+    if (changed)
+        put = &shared;
+    if (mc_store_put(&r->store, e->key, put->s, put->len, &err)) {
+        remote_failed(r, err.msg);
+    } else {
+        r->d->n[MC_STAT_REMOTE_STORES]++;
+        r->d->n[MC_STAT_REMOTE_BYTES_OUT] += put->len;
+    }
+out:
+    mc_buf_release(&data);
+    mc_buf_release(&shared);
 }

@@ -1,68 +1,79 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * remote.h: the remote cache, an HTTP server that keeps entry files
- * under their keys, as ccache's HTTP storage does (nginx with WebDAV, or
- * any object store that takes GET, HEAD and PUT).
- *
- *   MAXCODE_REMOTE = URL *("|" ATTRIBUTE)
- *   URL            = "http://" or "https://" HOST [":" PORT] [PATH]
- *   ATTRIBUTE      = "read-only" / "layout=subdirs" / "layout=flat"
- *
- * An entry KEY (32 hex digits) lives at URL/ab/KEY (layout=subdirs, the
- * default, "ab" being KEY's first two digits) or URL/KEY (layout=flat).
- * Its body is the entry file's bytes (internals/cache.md), checked by
- * their checksum before they are used. MAXCODE_REMOTE_TOKEN, when set,
- * goes in an "Authorization: Bearer" header and nowhere else; a URL
- * with a user or password in it is refused by the settings (conf.c).
+ * remote.h: the remote cache as `maxcode optimize` uses it, whatever
+ * backend keeps it (store.h: an HTTP server, a shared directory): on a
+ * local miss, fetch the entry and let it in through mc_cache_import()
+ * (checksum, key, signature, this machine's headers); after a search,
+ * push the new entry (as it leaves the machine, share.h); count both;
+ * and when the remote fails, warn once per make run and go on without
+ * it for the rest of the build.
  *
  * Only `maxcode optimize` talks to the remote, never make's thread: a
  * local miss emits the search rule, and the recipe fetches before it
- * searches (remote.c and maxcode(7) say why).
+ * searches (store_http.c and maxcode(7) say why).
+ *
+ * Counters (cache.h), added to the caller's:
+ *   remote_hits       an entry fetched, checked and used
+ *   remote_misses     none there, or its headers differ here
+ *   remote_corrupt    an object that is no entry of its key (too large,
+ *                     not a regular file, a link, a bad checksum)
+ *   remote_untrusted  refused for its signature (counted by
+ *                     mc_cache_import())
+ *   remote_errors     the remote failed (once per command: it is left
+ *                     alone after that)
+ *   remote_stores, remote_bytes_in, remote_bytes_out
  */
 #ifndef MC_REMOTE_H
 #define MC_REMOTE_H
 
-#include "buf.h"
+#include "cache.h"
 #include "conf.h"
-#include "status.h"
+#include "sign.h"
+#include "store.h"
 
 struct mc_remote {
-    char *url;                /* without a trailing '/' */
-    int read_only;
-    int flat;                 /* layout=flat */
-    const char *token;        /* MAXCODE_REMOTE_TOKEN, or "" (borrowed) */
-    double timeout_s, connect_timeout_s;
-    void *curl;               /* one easy handle, reused */
+    struct mc_store store;      /* MAXCODE_REMOTE, when state > 0 */
+    int state;                  /* 0 not looked at, 1 ready, -1 none */
+    struct mc_cache *cache;     /* the local store (borrowed) */
+    struct mc_sign_keys *keys;  /* CACHE's keys (borrowed): the trusted
+                                 * keys are loaded into them */
+    const struct mc_conf *conf; /* the settings (borrowed) */
+    struct mc_stats *d;         /* the caller's counters (borrowed) */
+    int untrusted;              /* an entry was refused (sign.h) */
 };
 
-/* Set R up from the settings C; MC_ENOENT when MAXCODE_REMOTE is empty,
- * MC_ECONFIG (saying what is wrong) when it does not parse, or when a
- * token would go over http:// to a host outside the loopback (127.0.0.0/8,
- * ::1, localhost) without MAXCODE_REMOTE_INSECURE=1. C must outlive R.
- * Release R with mc_remote_release() in every case. */
-enum mc_code mc_remote_init(struct mc_remote *r, const struct mc_conf *c,
-                            struct mc_err *err);
+/*
+ * Set R up over the local store CACHE (whose keys are KEYS), the
+ * settings CONF, counting into D. No I/O: the remote is opened when first
+ * used. Everything passed in must outlive R. A zeroed R may be released
+ * too. Release R with mc_remote_release().
+ */
+void mc_remote_init(struct mc_remote *r, struct mc_cache *cache,
+                    struct mc_sign_keys *keys, const struct mc_conf *conf,
+                    struct mc_stats *d);
 void mc_remote_release(struct mc_remote *r);
 
-/* The object URL of KEY into B. */
-enum mc_code mc_remote_url(const struct mc_remote *r, const char *key,
-                           struct mc_buf *b);
+/*
+ * A local miss of KEY for SOURCE (as messages name it): the entry from
+ * the remote, when MAXCODE_REMOTE is set and the remote did not fail
+ * earlier in this make run, through mc_cache_import() (its checksum,
+ * KEY, its signature when MAXCODE_TRUSTED_KEYS is set, this machine's
+ * headers), stored locally as it came. Returns 1 on a remote hit, with
+ * the entry in E (set up by the caller; emptied otherwise). MODE (the
+ * command's) words the message of a refused entry. Never fails: a
+ * failure is counted and said, and is a miss.
+ */
+int mc_remote_fetch(struct mc_remote *r, const char *source,
+                    const char *key, const char *mode, struct mc_entry *e);
 
 /*
- * GET the entry KEY into OUT (emptied first). MC_ENOENT on 404 (a miss);
- * MC_ESYNTAX when the answer is larger than any entry (MC_ENTRY_MAX): the
- * transfer is cut off there and OUT holds no entry; MC_EIO for anything
- * else that went wrong (no connection, a timeout, another status), ERR
- * saying what, without the token. Whatever the server sends, OUT holds
- * at most MC_ENTRY_MAX bytes, and an error page at most a few KiB.
+ * A new local entry E of SOURCE goes to the remote too, unless it is
+ * read-only: as it leaves this machine, its manifest's paths relative
+ * to the current directory (make's, where the recipe runs; share.h),
+ * signed as the local store signs. Never fails: a failure is counted
+ * and said.
  */
-enum mc_code mc_remote_get(struct mc_remote *r, const char *key,
-                           struct mc_buf *out, struct mc_err *err);
-
-/* PUT the LEN bytes at DATA as the entry KEY. MC_EINVAL on a read-only
- * remote (nothing is sent); MC_EIO as for mc_remote_get(), and when the
- * answer runs past a few KiB (it is cut off there). */
-enum mc_code mc_remote_put(struct mc_remote *r, const char *key,
-                           const void *data, size_t len, struct mc_err *err);
+void mc_remote_push(struct mc_remote *r, const char *source,
+                    const struct mc_entry *e);
 
 #endif /* MC_REMOTE_H */

@@ -5,7 +5,7 @@
  * trajectory (through mc_report_add() and the report's page) and the
  * include lines (mc_entry_includes_valid()). Entries come from other
  * machines through a shared or a remote cache (a remote GET's body is
- * decoded as it is: remote.c parses nothing of its own).
+ * decoded as it is: store_http.c parses nothing of its own).
  * The input is decoded as it is, and then, when it starts with "MCXE",
  * again with its header's payload length and its checksum made right,
  * so that the fuzzer reaches the sections (an input such as

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * hit.h: the cache-hit rule, written once for the plugin (make's thread,
+ * plugin/unit.c) and the search recipe (`maxcode optimize`): an entry
+ * found for a key is a hit when its include records still hold
+ * (mc_entry_includes_valid(), cache.h) and its variant fits this
+ * machine (mc_hit_fits()). The plugin's call costs no file read and no
+ * allocation when the variant names no architecture.
+ */
+#ifndef MC_HIT_H
+#define MC_HIT_H
+
+#include "cache.h"
+#include "target.h"
+
+/*
+ * Whether the variant of E may run on this machine: a target("arch=X")
+ * it has and T's source has not must name this machine's architecture
+ * (native.h), resolved now when none is remembered if RESOLVE (the
+ * search recipe), else as remembered (make's thread). When it does not
+ * fit, says why at log level normal, naming SOURCE (as the caller names
+ * the unit) and what happens instead under MODE: "using the original"
+ * in modes cache and verify, else "searching again" (or, in make's
+ * thread with no architecture resolved yet, "the search recipe checks
+ * it"). An error resolving is said and is no fit.
+ */
+int mc_hit_fits(const struct mc_target *t, const char *source,
+                const struct mc_entry *e, const char *mode, int resolve);
+
+#endif /* MC_HIT_H */
