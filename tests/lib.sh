@@ -40,6 +40,22 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY XDG_CONFIG_HOME XDG_CACHE_HOME
 export MAXCODE_BUDGET=2 MAXCODE_TIMING_CAP=0.1
 export HOME="$TRASH/home"
 mkdir -p "$HOME"
+
+# Tests run two at a time (make check is make -j2 check). As root, the
+# candidates of every eval run as nobody and share nobody's process limit
+# (the sandbox's RLIMIT_NPROC), machine-wide: each test holds lib.sh
+# locked shared (fd 9) while it runs, and nobody_lock takes it
+# exclusively, waiting for the other tests to end, for what may use all
+# of nobody's processes (t0021's fork bombs); nobody_unlock makes it
+# shared again.
+if [ "$(id -u)" = 0 ] && command -v flock >/dev/null 2>&1; then
+  exec 9<"$MC_SRCDIR/tests/lib.sh" && flock -s 9
+  nobody_lock () { flock -x 9; }
+  nobody_unlock () { flock -s 9; }
+else
+  nobody_lock () { :; }
+  nobody_unlock () { :; }
+fi
 PLUGIN=$("$MAXCODE_BIN" --plugin-path) || {
   echo "Bail out! maxcode --plugin-path failed"; exit 1; }
 
@@ -238,8 +254,17 @@ sample_unit () {
   printf '10\n' >"$1/t/b.in"
 }
 
+# _elapsed T0: the seconds since T0 (an EPOCHREALTIME reading) with one
+# decimal, or nothing where the shell has no EPOCHREALTIME (bash < 5).
+_elapsed () {
+  [ -n "${EPOCHREALTIME:-}" ] && [ -n "$1" ] || return 0
+  awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+_t_start=${EPOCHREALTIME:-}
+
 test_expect_success () {
   test_count=$((test_count + 1))
+  _t_case=${EPOCHREALTIME:-}
   if ( eval "$2" ) >"$TRASH/.out" 2>&1; then
     echo "ok $test_count - $1"
   else
@@ -247,6 +272,7 @@ test_expect_success () {
     echo "not ok $test_count - $1"
     sed 's/^/#   /' "$TRASH/.out"
   fi
+  [ -z "$_t_case" ] || echo "# time $test_count: $(_elapsed "$_t_case") s"
 }
 
 test_skip () {
@@ -280,6 +306,7 @@ _valgrind_case () {
 
 test_done () {
   [ -z "$MC_VALGRIND" ] || _valgrind_case
+  [ -z "$_t_start" ] || echo "# time: $(_elapsed "$_t_start") s in all"
   echo "1..$test_count"
   [ "$test_failed" -eq 0 ]
 }
@@ -342,7 +369,7 @@ stub_start () {
   python3 "$MC_SRCDIR/tests/llm-stub.py" --script "$1" --log "$_stub_log" \
     --port-file "$_stub_log/.port" --pid-file "$_stub_log/.pid" \
     --port "${3:-0}" --watch-pid "$$" \
-    </dev/null >"$_stub_log/.stderr" 2>&1 &
+    </dev/null >"$_stub_log/.stderr" 2>&1 9<&- &
   _stub_p=$!
   _stub_pids="$_stub_pids $_stub_p"
   _stub_i=0
@@ -416,7 +443,13 @@ kill_search_after () {
     sleep 0.1; _ks_i=$((_ks_i + 1))
   done
   [ -n "$_ks_j" ] || return 1
-  pkill -9 -f "optimize --key $(basename "$(dirname "$_ks_j")")"
+  # Only this test's search: another test (or checkout) may search the
+  # same key at the same time.
+  for _ks_p in $(pgrep -f "optimize --key $(basename "$(dirname "$_ks_j")")"); do
+    case $(readlink "/proc/$_ks_p/cwd" 2>/dev/null) in
+      "$TRASH"/*) kill -9 "$_ks_p" 2>/dev/null ;;
+    esac
+  done
   echo "$_ks_j"
 }
 
@@ -516,7 +549,7 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || return 1
   mkdir -p "$NGINX_DIR" || return 1
   _stub_arm
   sh "$MC_SRCDIR/tests/nginx-cache.sh" "$NGINX_DIR" "$NGINX_PORT" \
-    "${2:-}" >"$NGINX_DIR/stderr" 2>&1 </dev/null &
+    "${2:-}" >"$NGINX_DIR/stderr" 2>&1 </dev/null 9<&- &
   NGINX_PID=$!
   _stub_pids="$_stub_pids $NGINX_PID"
   _ng_i=0
