@@ -113,33 +113,23 @@ run_make_within () {
   fi
 }
 
+# from_data NAME [VAR=VALUE...]: the shared fixture tests/data/NAME on
+# stdout, each @VAR@ in it replaced by VALUE (no '|', '&' or '\' in
+# VALUE).
+from_data () {
+  _fd_file=$MC_SRCDIR/tests/data/$1; shift
+  _fd_sed=
+  for _fd_a in "$@"; do
+    _fd_sed="$_fd_sed;s|@${_fd_a%%=*}@|${_fd_a#*=}|g"
+  done
+  sed "${_fd_sed#;}" "$_fd_file"
+}
+
 # vector_kernel FILE [OP]: a program (N and REPS from stdin) whose loop
 # a[i] = a[i] OP 0.5f + b[i] (OP: * by default) -O3 vectorizes and -O2
-# does not.
+# does not (tests/data/vector-kernel.c).
 vector_kernel () {
-  cat >"$1" <<EOF
-#include <stdio.h>
-#include <stdlib.h>
-static void
-kernel(float *restrict a, const float *restrict b, int n, int reps)
-{
-    for (int r = 0; r < reps; r++)
-        for (int i = 0; i < n; i++)
-            a[i] = a[i] ${2:-*} 0.5f + b[i];
-}
-int main(void)
-{
-    int n, reps;
-    if (scanf("%d %d", &n, &reps) != 2) return 1;
-    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-    for (int i = 0; i < n; i++) b[i] = (float)(i % 5);
-    kernel(a, b, n, reps);
-    double s = 0;
-    for (int i = 0; i < n; i++) s += a[i];
-    printf("%.9e\\n", s);
-    return 0;
-}
-EOF
+  from_data vector-kernel.c "OP=${2:-*}" >"$1"
 }
 
 # expect_exit STATUS CMD...: run CMD, succeed if it exits with STATUS.
@@ -234,33 +224,15 @@ tabify () { sed 's/^>/\t/'; }
 
 # sample_unit DIR: a marked source DIR/src/hot.c that includes a header
 # next to it (src/util.h), and two inputs t/a.in and t/b.in; it prints
-# twice the sum of its input.
+# twice the sum of its input (tests/data/sample-hot.c, sample-util.h).
 sample_unit () {
   mkdir -p "$1/src" "$1/t" &&
-  printf 'static int twice(int x) { return 2 * x; }\n' >"$1/src/util.h" &&
-  cat >"$1/src/hot.c" <<-\EOF &&
-	#include <stdio.h>
-	#include "util.h"
-	int main(void)
-	{
-	    int x, s = 0;
-	    while (scanf("%d", &x) == 1)
-	        s += twice(x);
-	    printf("%d\n", s);
-	    return 0;
-	}
-	EOF
+  cp "$MC_SRCDIR/tests/data/sample-util.h" "$1/src/util.h" &&
+  cp "$MC_SRCDIR/tests/data/sample-hot.c" "$1/src/hot.c" &&
+  chmod u+w "$1/src/util.h" "$1/src/hot.c" &&
   printf '1 2 3\n' >"$1/t/a.in" &&
   printf '10\n' >"$1/t/b.in"
 }
-
-# _elapsed T0: the seconds since T0 (an EPOCHREALTIME reading) with one
-# decimal, or nothing where the shell has no EPOCHREALTIME (bash < 5).
-_elapsed () {
-  [ -n "${EPOCHREALTIME:-}" ] && [ -n "$1" ] || return 0
-  awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
-}
-_t_start=${EPOCHREALTIME:-}
 
 test_expect_success () {
   test_count=$((test_count + 1))
@@ -465,31 +437,7 @@ kill_search_after () {
 #       (the last one again when they run out); LLM_DELAY=S delays each
 #   llm_env                  point maxcode at the stub (STUB_URL), model
 #       "stub-model", key "sk-test-SECRET-4242"
-_llm_hot () {
-  cat <<EOF2
-#include <stdio.h>
-static long
-work(int n)
-{
-    volatile int vn = n;
-    long s = 0;
-    for (int r = 0; r < $1; r++) {
-        long t = 0;
-        for (int i = 0; i < vn; i++)
-            t += i % 7;
-        s = t$2;
-    }
-    return s;
-}
-int main(void)
-{
-    int n;
-    if (scanf("%d", &n) != 1) return 1;
-    printf("%ld\n", work(n));
-    return 0;
-}
-EOF2
-}
+_llm_hot () { from_data llm-hot.c "REPS=$1" "TAIL=$2"; }
 
 llm_project () {
   mkdir -p "$1/t" "$1/v" &&

@@ -22,17 +22,7 @@ nginx_start
 project () {
   mkdir -p "$1/t" && printf '1 2 3\n' >"$1/t/a.in" &&
   for _i in 1 2; do
-    cat >"$1/hot$_i.c" <<-EOF
-	long
-	hot$_i(long n)
-	{
-	    long s = 0;
-	    for (long r = 0; r < 40; r++)
-	        for (long i = 0; i < n; i++)
-	            s += (i * 7 + r + $_i) % 13;
-	    return s;
-	}
-	EOF
+    from_data hot-n.c "I=$_i" >"$1/hot$_i.c"
   done &&
   cat >"$1/main.c" <<-'EOF' &&
 	#include <stdio.h>
