@@ -234,6 +234,14 @@ sample_unit () {
   printf '10\n' >"$1/t/b.in"
 }
 
+# _elapsed T0: the seconds since T0 (an EPOCHREALTIME reading) with one
+# decimal, or nothing where the shell has no EPOCHREALTIME (bash < 5).
+_elapsed () {
+  [ -n "${EPOCHREALTIME:-}" ] && [ -n "$1" ] || return 0
+  awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+_t_start=${EPOCHREALTIME:-}
+
 test_expect_success () {
   test_count=$((test_count + 1))
   _t_case=${EPOCHREALTIME:-}
