@@ -183,6 +183,22 @@ expect_stat () {
   [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
 }
 
+# seed_probes DIR: give the new cache directory DIR the built-in
+# proposer's compiler probes (CACHE_DIR/probes/: what the compiler
+# accepts, per compiler identity) that a cache of this test already
+# holds ($TRASH/cache*), so that DIR's first search does not compile
+# them again; nothing when none does. DIR then holds what its first
+# search would have written there.
+seed_probes () {
+  if [ ! -d "$TRASH/.probes" ]; then
+    for _sp in "$TRASH"/cache*/probes; do
+      [ -d "$_sp" ] && cp -pR "$_sp" "$TRASH/.probes" && break
+    done
+  fi
+  [ -d "$TRASH/.probes" ] || return 0
+  mkdir -p "$1" && cp -pR "$TRASH/.probes" "$1/probes"
+}
+
 # entries: how many entries the cache holds.
 entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
 
