@@ -43,18 +43,13 @@ mkdir -p "$HOME"
 
 # Tests run two at a time (make check is make -j2 check). As root, the
 # candidates of every eval run as nobody and share nobody's process limit
-# (the sandbox's RLIMIT_NPROC), machine-wide: each test holds the
-# machine's test lock (/run/lock/maxcode-tests-nobody.lock, else lib.sh)
-# shared on fd 9 while it runs, and nobody_lock takes it exclusively,
-# waiting for the other tests (of any checkout) to end, for what may use
-# all of nobody's processes (t0021's fork bombs); nobody_unlock makes it
+# (the sandbox's RLIMIT_NPROC), machine-wide: each test holds lib.sh
+# locked shared (fd 9) while it runs, and nobody_lock takes it
+# exclusively, waiting for the other tests to end, for what may use all
+# of nobody's processes (t0021's fork bombs); nobody_unlock makes it
 # shared again.
 if [ "$(id -u)" = 0 ] && command -v flock >/dev/null 2>&1; then
-  if [ -d /run/lock ] && [ -w /run/lock ]; then
-    exec 9>>/run/lock/maxcode-tests-nobody.lock
-  else
-    exec 9<"$MC_SRCDIR/tests/lib.sh"
-  fi && flock -s 9
+  exec 9<"$MC_SRCDIR/tests/lib.sh" && flock -s 9
   nobody_lock () { flock -x 9; }
   nobody_unlock () { flock -s 9; }
 else
