@@ -47,7 +47,8 @@ mkdir -p "$HOME"
 # locked shared (fd 9) while it runs, and nobody_lock takes it
 # exclusively, waiting for the other tests to end, for what may use all
 # of nobody's processes (t0021's fork bombs); nobody_unlock makes it
-# shared again.
+# shared again. The lock is this checkout's: a machine-wide one would
+# keep t0021 waiting for as long as suites of other checkouts overlap.
 if [ "$(id -u)" = 0 ] && command -v flock >/dev/null 2>&1; then
   exec 9<"$MC_SRCDIR/tests/lib.sh" && flock -s 9
   nobody_lock () { flock -x 9; }
