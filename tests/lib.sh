@@ -442,7 +442,8 @@ kill_search_after () {
   [ -n "$_ks_j" ] || return 1
   # Only this test's search: another test (or checkout) may search the
   # same key at the same time.
-  for _ks_p in $(pgrep -f "optimize --key $(basename "$(dirname "$_ks_j")")"); do
+  _ks_k=$(basename "$(dirname "$_ks_j")")
+  for _ks_p in $(pgrep -f "optimize --key $_ks_k"); do
     case $(readlink "/proc/$_ks_p/cwd" 2>/dev/null) in
       "$TRASH"/*) kill -9 "$_ks_p" 2>/dev/null ;;
     esac
