@@ -40,6 +40,23 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY XDG_CONFIG_HOME XDG_CACHE_HOME
 export MAXCODE_BUDGET=2 MAXCODE_TIMING_CAP=0.1
 export HOME="$TRASH/home"
 mkdir -p "$HOME"
+
+# Tests run two at a time (make check is make -j2 check). As root, the
+# candidates of every eval run as nobody and share nobody's process limit
+# (the sandbox's RLIMIT_NPROC), machine-wide: each test holds lib.sh
+# locked shared (fd 9) while it runs, and nobody_lock takes it
+# exclusively, waiting for the other tests to end, for what may use all
+# of nobody's processes (t0021's fork bombs); nobody_unlock makes it
+# shared again. The lock is this checkout's: a machine-wide one would
+# keep t0021 waiting for as long as suites of other checkouts overlap.
+if [ "$(id -u)" = 0 ] && command -v flock >/dev/null 2>&1; then
+  exec 9<"$MC_SRCDIR/tests/lib.sh" && flock -s 9
+  nobody_lock () { flock -x 9; }
+  nobody_unlock () { flock -s 9; }
+else
+  nobody_lock () { :; }
+  nobody_unlock () { :; }
+fi
 PLUGIN=$("$MAXCODE_BIN" --plugin-path) || {
   echo "Bail out! maxcode --plugin-path failed"; exit 1; }
 
@@ -97,33 +114,23 @@ run_make_within () {
   fi
 }
 
+# from_data NAME [VAR=VALUE...]: the shared fixture tests/data/NAME on
+# stdout, each @VAR@ in it replaced by VALUE (no '|', '&' or '\' in
+# VALUE).
+from_data () {
+  _fd_file=$MC_SRCDIR/tests/data/$1; shift
+  _fd_sed=
+  for _fd_a in "$@"; do
+    _fd_sed="$_fd_sed;s|@${_fd_a%%=*}@|${_fd_a#*=}|g"
+  done
+  sed "${_fd_sed#;}" "$_fd_file"
+}
+
 # vector_kernel FILE [OP]: a program (N and REPS from stdin) whose loop
 # a[i] = a[i] OP 0.5f + b[i] (OP: * by default) -O3 vectorizes and -O2
-# does not.
+# does not (tests/data/vector-kernel.c).
 vector_kernel () {
-  cat >"$1" <<EOF
-#include <stdio.h>
-#include <stdlib.h>
-static void
-kernel(float *restrict a, const float *restrict b, int n, int reps)
-{
-    for (int r = 0; r < reps; r++)
-        for (int i = 0; i < n; i++)
-            a[i] = a[i] ${2:-*} 0.5f + b[i];
-}
-int main(void)
-{
-    int n, reps;
-    if (scanf("%d %d", &n, &reps) != 2) return 1;
-    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
-    for (int i = 0; i < n; i++) b[i] = (float)(i % 5);
-    kernel(a, b, n, reps);
-    double s = 0;
-    for (int i = 0; i < n; i++) s += a[i];
-    printf("%.9e\\n", s);
-    return 0;
-}
-EOF
+  from_data vector-kernel.c "OP=${2:-*}" >"$1"
 }
 
 # expect_exit STATUS CMD...: run CMD, succeed if it exits with STATUS.
@@ -177,6 +184,22 @@ expect_stat () {
   [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
 }
 
+# seed_probes DIR: give the new cache directory DIR the built-in
+# proposer's compiler probes (CACHE_DIR/probes/: what the compiler
+# accepts, per compiler identity) that a cache of this test already
+# holds ($TRASH/cache*), so that DIR's first search does not compile
+# them again; nothing when none does. DIR then holds what its first
+# search would have written there.
+seed_probes () {
+  if [ ! -d "$TRASH/.probes" ]; then
+    for _sp in "$TRASH"/cache*/probes; do
+      [ -d "$_sp" ] && cp -pR "$_sp" "$TRASH/.probes" && break
+    done
+  fi
+  [ -d "$TRASH/.probes" ] || return 0
+  mkdir -p "$1" && cp -pR "$TRASH/.probes" "$1/probes"
+}
+
 # entries: how many entries the cache holds.
 entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
 
@@ -218,28 +241,27 @@ tabify () { sed 's/^>/\t/'; }
 
 # sample_unit DIR: a marked source DIR/src/hot.c that includes a header
 # next to it (src/util.h), and two inputs t/a.in and t/b.in; it prints
-# twice the sum of its input.
+# twice the sum of its input (tests/data/sample-hot.c, sample-util.h).
 sample_unit () {
   mkdir -p "$1/src" "$1/t" &&
-  printf 'static int twice(int x) { return 2 * x; }\n' >"$1/src/util.h" &&
-  cat >"$1/src/hot.c" <<-\EOF &&
-	#include <stdio.h>
-	#include "util.h"
-	int main(void)
-	{
-	    int x, s = 0;
-	    while (scanf("%d", &x) == 1)
-	        s += twice(x);
-	    printf("%d\n", s);
-	    return 0;
-	}
-	EOF
+  cp "$MC_SRCDIR/tests/data/sample-util.h" "$1/src/util.h" &&
+  cp "$MC_SRCDIR/tests/data/sample-hot.c" "$1/src/hot.c" &&
+  chmod u+w "$1/src/util.h" "$1/src/hot.c" &&
   printf '1 2 3\n' >"$1/t/a.in" &&
   printf '10\n' >"$1/t/b.in"
 }
 
+# _elapsed T0: the seconds since T0 (an EPOCHREALTIME reading) with one
+# decimal, or nothing where the shell has no EPOCHREALTIME (bash < 5).
+_elapsed () {
+  [ -n "${EPOCHREALTIME:-}" ] && [ -n "$1" ] || return 0
+  awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+_t_start=${EPOCHREALTIME:-}
+
 test_expect_success () {
   test_count=$((test_count + 1))
+  _t_case=${EPOCHREALTIME:-}
   if ( eval "$2" ) >"$TRASH/.out" 2>&1; then
     echo "ok $test_count - $1"
   else
@@ -247,6 +269,7 @@ test_expect_success () {
     echo "not ok $test_count - $1"
     sed 's/^/#   /' "$TRASH/.out"
   fi
+  [ -z "$_t_case" ] || echo "# time $test_count: $(_elapsed "$_t_case") s"
 }
 
 test_skip () {
@@ -280,6 +303,7 @@ _valgrind_case () {
 
 test_done () {
   [ -z "$MC_VALGRIND" ] || _valgrind_case
+  [ -z "$_t_start" ] || echo "# time: $(_elapsed "$_t_start") s in all"
   echo "1..$test_count"
   [ "$test_failed" -eq 0 ]
 }
@@ -342,7 +366,7 @@ stub_start () {
   python3 "$MC_SRCDIR/tests/llm-stub.py" --script "$1" --log "$_stub_log" \
     --port-file "$_stub_log/.port" --pid-file "$_stub_log/.pid" \
     --port "${3:-0}" --watch-pid "$$" \
-    </dev/null >"$_stub_log/.stderr" 2>&1 &
+    </dev/null >"$_stub_log/.stderr" 2>&1 9<&- &
   _stub_p=$!
   _stub_pids="$_stub_pids $_stub_p"
   _stub_i=0
@@ -416,7 +440,14 @@ kill_search_after () {
     sleep 0.1; _ks_i=$((_ks_i + 1))
   done
   [ -n "$_ks_j" ] || return 1
-  pkill -9 -f "optimize --key $(basename "$(dirname "$_ks_j")")"
+  # Only this test's search: another test (or checkout) may search the
+  # same key at the same time.
+  _ks_k=$(basename "$(dirname "$_ks_j")")
+  for _ks_p in $(pgrep -f "optimize --key $_ks_k"); do
+    case $(readlink "/proc/$_ks_p/cwd" 2>/dev/null) in
+      "$TRASH"/*) kill -9 "$_ks_p" 2>/dev/null ;;
+    esac
+  done
   echo "$_ks_j"
 }
 
@@ -432,31 +463,7 @@ kill_search_after () {
 #       (the last one again when they run out); LLM_DELAY=S delays each
 #   llm_env                  point maxcode at the stub (STUB_URL), model
 #       "stub-model", key "sk-test-SECRET-4242"
-_llm_hot () {
-  cat <<EOF2
-#include <stdio.h>
-static long
-work(int n)
-{
-    volatile int vn = n;
-    long s = 0;
-    for (int r = 0; r < $1; r++) {
-        long t = 0;
-        for (int i = 0; i < vn; i++)
-            t += i % 7;
-        s = t$2;
-    }
-    return s;
-}
-int main(void)
-{
-    int n;
-    if (scanf("%d", &n) != 1) return 1;
-    printf("%ld\n", work(n));
-    return 0;
-}
-EOF2
-}
+_llm_hot () { from_data llm-hot.c "REPS=$1" "TAIL=$2"; }
 
 llm_project () {
   mkdir -p "$1/t" "$1/v" &&
@@ -516,7 +523,7 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || return 1
   mkdir -p "$NGINX_DIR" || return 1
   _stub_arm
   sh "$MC_SRCDIR/tests/nginx-cache.sh" "$NGINX_DIR" "$NGINX_PORT" \
-    "${2:-}" >"$NGINX_DIR/stderr" 2>&1 </dev/null &
+    "${2:-}" >"$NGINX_DIR/stderr" 2>&1 </dev/null 9<&- &
   NGINX_PID=$!
   _stub_pids="$_stub_pids $NGINX_PID"
   _ng_i=0

@@ -48,12 +48,13 @@ prog_works () {
   ./prog <t/b.in >out.b && echo 21 >expect.b && test_cmp expect.b out.b
 }
 
-# fresh NAME [MAKE-ARGS...]: a new project NAME with its own cache, cd
-# there and build it once: one miss, one search, one entry. Without
-# MAKE-ARGS, NAME and its cache are copies (mtimes kept) of the project
-# "built" and its cache, which the first test built so: the same state
-# without a search of its own (keys and entries do not depend on where
-# the project or the cache is: t0070, t0071).
+# fresh NAME [MAKE-ARGS...]: a new project NAME with its own cache (the
+# compiler probes of "built"'s in it: seed_probes), cd there and build it
+# once: one miss, one search, one entry. Without MAKE-ARGS, NAME and its
+# cache are copies (mtimes kept) of the project "built" and its cache,
+# which the first test built so: the same state without a search of its
+# own (keys and entries do not depend on where the project or the cache
+# is: t0070, t0071).
 fresh () {
   name=$1; shift
   MAXCODE_CACHE_DIR="$TRASH/cache-$name" && export MAXCODE_CACHE_DIR &&
@@ -61,7 +62,8 @@ fresh () {
     cp -pR "$TRASH/built" "$name" &&
     cp -pR "$TRASH/cache-built" "$MAXCODE_CACHE_DIR" && cd "$name"
   else
-    project "$name" && cd "$name" && run_make "$@" >out 2>err
+    project "$name" && cd "$name" && seed_probes "$MAXCODE_CACHE_DIR" &&
+    run_make "$@" >out 2>err
   fi &&
   prog_works &&
   expect_stat misses 1 && expect_stat searches 1 && test "$(entries)" = 1

@@ -23,16 +23,10 @@ MARK="mcadv-$(basename "$TRASH" | tr -c 'A-Za-z0-9\n' -)"
 if [ "$(id -u)" -eq 0 ]; then ROOT=1; else ROOT=; fi
 
 # The candidates of a root eval share nobody's 64-process limit with every
-# other eval on the machine; t0020 takes this lock shared, the fork bombs
-# here take it exclusively.
-if command -v flock >/dev/null 2>&1; then
-  exec 9<"$MC_SRCDIR/tests/lib.sh"
-  nproc_lock () { flock -x 9; }
-  nproc_unlock () { flock -u 9; }
-else
-  nproc_lock () { :; }
-  nproc_unlock () { :; }
-fi
+# other eval on the machine; every test holds lib.sh's lock shared, the
+# fork bombs here take it exclusively (nobody_lock, in lib.sh).
+nproc_lock () { nobody_lock; }
+nproc_unlock () { nobody_unlock; }
 
 # procs: the processes of this test's evals that still run.
 procs () {

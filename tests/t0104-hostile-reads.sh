@@ -14,7 +14,9 @@
 # and builds a program that works; the entries count as corrupt.
 . "$MC_SRCDIR/tests/lib.sh"
 
-export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_TIMING_CAP=1
+# The timing decides nothing asserted here: its rounds keep lib.sh's
+# shortest cap.
+export MAXCODE_CACHE_DIR="$TRASH/cache"
 unset CC CPPFLAGS LDFLAGS CFLAGS
 MARK=OUTSIDE-TEXT-5e1d7
 OUT=$TRASH/outside

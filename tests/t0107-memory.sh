@@ -22,10 +22,8 @@ unset CC CFLAGS CPPFLAGS LDFLAGS
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null || PATH=/usr/local/cuda/bin:$PATH
 # As root, candidates run as nobody, whose 64-process limit is
-# machine-wide: not while t0021 runs its fork bombs.
-if command -v flock >/dev/null 2>&1; then
-  exec 9<"$MC_SRCDIR/tests/lib.sh" && flock -s 9
-fi
+# machine-wide: lib.sh keeps this test apart from t0021's fork bombs
+# (nobody_lock).
 
 # own_memcg: the directory of this process's memory cgroup (v1), as
 # /proc/self/cgroup and the mount of the memory controller place it;
