@@ -35,7 +35,7 @@
 #include "cache.h"
 #include "eval.h"
 #include "llm.h"
-#include "propose.h"
+#include "builtin.h"
 #include "rollout.h"
 #include "target.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * propose.h: the built-in proposer (proposer=builtin), which needs no
+ * builtin.h: the built-in proposer (proposer=builtin), which needs no
  * model. It writes variants that the user's unchanged recipe applies:
  * directives and small rewrites inside the source (DESIGN 1.2).
  *
@@ -72,8 +72,8 @@
  * same base. Its critique is a short rule-based diagnosis of what
  * changed and why it likely helped or hurt.
  */
-#ifndef MC_PROPOSE_H
-#define MC_PROPOSE_H
+#ifndef MC_BUILTIN_H
+#define MC_BUILTIN_H
 
 #include "buf.h"
 #include "status.h"
@@ -181,7 +181,7 @@ void mc_builtin_remember(const struct mc_builtin *b, unsigned long tag,
 /* The index of the knob labelled LABEL in B's table, or -1. */
 int mc_builtin_knob(const struct mc_builtin *b, const char *label);
 
-/* Internal, for propose.c: which lines (1-based) of TEXT may change
+/* Internal, for builtin.c: which lines (1-based) of TEXT may change
  * into OK[1..NLINES]: those inside the fences, or all. */
 void mc_builtin_fences(const char *text, size_t len, unsigned char *ok,
                        size_t nlines);
@@ -213,4 +213,4 @@ void mc_builtin_label(const struct mc_builtin *b, unsigned long tag,
 void mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
                       size_t i, const char *detail, struct mc_buf *out);
 
-#endif /* MC_PROPOSE_H */
+#endif /* MC_BUILTIN_H */

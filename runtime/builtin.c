@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * propose.c: the built-in, compiler-guided proposer: its knob table
+ * builtin.c: the built-in, compiler-guided proposer: its knob table
  * (built per target from the code, the profile and the compiler's
  * probe), the choice policy over it, labels and the rule-based critique.
- * The text of a variant is written by propose_render.c.
+ * The text of a variant is written by builtin_render.c.
  */
 #include "mc_setup.h"
-#include "propose.h"
+#include "builtin.h"
 #include "alloc.h"
 #include "ccprobe.h"
 #include "cmodel.h"
@@ -680,7 +680,7 @@ general_knobs(struct mc_builtin *b)
     }
 }
 
-/* The table for host code, in the policy's order (see propose.h). */
+/* The table for host code, in the policy's order (see builtin.h). */
 static void
 host_table(struct mc_builtin *b, const double *count, size_t ncount)
 {
