@@ -186,6 +186,29 @@ int mc_builtin_knob(const struct mc_builtin *b, const char *label);
 void mc_builtin_fences(const char *text, size_t len, unsigned char *ok,
                        size_t nlines);
 
+/*
+ * Internal, for builtin.c: the table (builtin_knobs.c). The knobs for
+ * host code, in the policy's order, from B's model and, unless COUNT is
+ * NULL, the profile (as mc_builtin_init() takes it); the knobs for CUDA
+ * kernels. The seeds of each, from the table as it was kept.
+ */
+void mc_builtin_host_table(struct mc_builtin *b, const double *count,
+                           size_t ncount);
+void mc_builtin_host_seeds(struct mc_builtin *b);
+void mc_builtin_cuda_table(struct mc_builtin *b);
+void mc_builtin_cuda_seeds(struct mc_builtin *b);
+/* Internal: drop from B's table the knobs whose bit is clear in KEEP. */
+void mc_builtin_compact(struct mc_builtin *b, unsigned long keep);
+/* Internal: the knobs of B that T's compiler accepts, probed (once per
+ * identity), as a set of bits. */
+unsigned long mc_builtin_accepted(struct mc_builtin *b,
+                                  const struct mc_target *t);
+/* Internal: the knobs of B that change TEXT (LEN bytes) at all, into
+ * *KEEP: rendered alone, each differs from TEXT rendered with no knob.
+ * MC_ENOMEM. */
+enum mc_code mc_builtin_applicable(struct mc_builtin *b, const char *text,
+                                   size_t len, unsigned long *keep);
+
 /* Whether TAG holds a rewrite (judged with the sanitizers). */
 int mc_builtin_rewrites(const struct mc_builtin *b, unsigned long tag);
 
