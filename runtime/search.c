@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * search.c: the max-reward loop and its node bookkeeping. A round asks
- * the strategy for a plan, the proposer for codes, the executor for
- * feedback and the proposer for critiques; each node is journaled as it
- * settles; the best confirmed node is confirmed once more at the end.
- * See search.h.
+ * search.c: the max-reward loop. A round asks the strategy for a plan,
+ * the proposer for codes, the executor for feedback and the proposer
+ * for critiques; each node is journaled as it settles; the best
+ * confirmed node is confirmed once more at the end. See search.h. The
+ * rewards, the counters and the progress lines are the search's other
+ * parts (search_reward.c, search_count.c, search_progress.c).
  */
 #include "mc_setup.h"
 #include "search.h"
