@@ -32,6 +32,7 @@
 #include "conf.h"
 #include "cuda.h"
 #include "eval.h"
+#include "fallback.h"
 #include "search.h"
 #include "share.h"
 #include "file.h"

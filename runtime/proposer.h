@@ -8,7 +8,7 @@
  * A proposer is a row of operations (STYLE 5a); the loop in search.c
  * never names a concrete one.
  *
- *   builtin  compiler-guided knob sets (propose.h), no model; K = 4;
+ *   builtin  compiler-guided knob sets (builtin.h), no model; K = 4;
  *            flat proposals one at a time, each learning from the last;
  *            a rule-based critique as soon as a candidate is judged
  *   llm      the model's policy and critic (proposer_llm.c); K = 8 as

@@ -9,7 +9,7 @@
 #include "alloc.h"
 #include "eval.h"
 #include "log.h"
-#include "propose.h"
+#include "builtin.h"
 #include "search.h"
 #include "value.h"
 

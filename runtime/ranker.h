@@ -15,7 +15,7 @@
 #ifndef MC_RANKER_H
 #define MC_RANKER_H
 
-#include "propose.h"
+#include "builtin.h"
 
 struct mc_ranker {
     const char *name;

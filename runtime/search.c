@@ -1,27 +1,26 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * search.c: the max-reward loop and its node bookkeeping. A round asks
- * the strategy for a plan, the proposer for codes, the executor for
- * feedback and the proposer for critiques; each node is journaled as it
- * settles; the best confirmed node is confirmed once more at the end.
- * See search.h.
+ * search.c: the max-reward loop. A round asks the strategy for a plan,
+ * the proposer for codes, the executor for feedback and the proposer
+ * for critiques; each node is journaled as it settles; the best
+ * confirmed node is confirmed once more at the end. See search.h. The
+ * rewards, the counters and the progress lines are the search's other
+ * parts (search_reward.c, search_count.c, search_progress.c).
  */
 #include "mc_setup.h"
 #include "search.h"
 #include "alloc.h"
+#include "fallback.h"
 #include "journal.h"
 #include "log.h"
 #include "proposer.h"
 #include "ranker.h"
+#include "search_int.h"
 #include "spawn.h"
 #include "strategy.h"
 #include "value.h"
 
 #include <ctype.h>
-#include <math.h>
-
-/* Bytes of a critique a progress line shows (the manifest has it all). */
-#define NOTE_MAX 300
 
 /* ---- nodes ---- */
 
@@ -42,54 +41,6 @@ mc_search_node_release(struct mc_search_node *nd)
     mc_free(nd->detail);
     mc_free(nd->critique);
     mc_buf_release(&nd->code);
-}
-
-size_t
-mc_search_correct(const struct mc_search *s)
-{
-    size_t i, n = 0;
-
-    for (i = 0; i < s->n; i++)
-        n += s->nodes[i].correct;
-    return n;
-}
-
-int
-mc_search_best_correct(const struct mc_search *s)
-{
-    int best = -1;
-    size_t i;
-
-    for (i = 0; i < s->n; i++)
-        if (s->nodes[i].correct &&
-            (best < 0 || s->nodes[i].reward > s->nodes[best].reward))
-            best = (int)i;
-    return best;
-}
-
-double
-mc_search_best_reward(const struct mc_search *s)
-{
-    return s->best >= 0 ? s->nodes[s->best].reward : 1.0;
-}
-
-struct mc_prop_node *
-mc_search_view(const struct mc_search *s)
-{
-    struct mc_prop_node *v = mc_calloc(s->n + 1, sizeof(*v));
-    size_t i;
-
-    for (i = 0; v && i < s->n; i++) {
-        v[i].parent = s->nodes[i].parent;
-        v[i].tag = s->nodes[i].tag;
-        v[i].evaluated = 1;
-        v[i].correct = s->nodes[i].correct;
-        v[i].compile_error = s->nodes[i].compile_error;
-        v[i].speedup = s->nodes[i].speedup;
-        v[i].reward = s->nodes[i].reward;
-        v[i].value = s->nodes[i].value;
-    }
-    return v;
 }
 
 /* A new node from proposal P, taking its label, code and detail. */
@@ -122,36 +73,21 @@ add_node(struct mc_search *s, struct mc_proposal *p)
     return nd;
 }
 
-static void
-update_best(struct mc_search *s, size_t i)
-{
-    const struct mc_search_node *nd = &s->nodes[i];
-
-    if (nd->confirmed &&
-        (s->best < 0 || nd->reward > s->nodes[s->best].reward))
-        s->best = (int)i;
-}
-
-static void
-set_reward(struct mc_search *s, struct mc_search_node *nd)
-{
-    double g = pow(s->gamma, nd->depth);
-
-    nd->reward = nd->speedup;
-    nd->u = fmax(nd->parent >= 0 ? s->nodes[nd->parent].u : 0,
-                 g * nd->reward);
-    nd->fr = mc_bins_reward(&s->bins, nd->correct, nd->confirmed,
-                            nd->speedup);
-    nd->ut = fmax(nd->parent >= 0 ? s->nodes[nd->parent].ut : 0,
-                  pow(s->gamma, nd->depth - 1) * nd->fr);
-}
-
 /* ---- set-up ---- */
 
 enum mc_code
 mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
                const char *key, const char *journal, const char *cache_dir,
                struct mc_err *err)
+{
+    return mc_search_init_with(s, NULL, t, ev, key, journal, cache_dir, err);
+}
+
+enum mc_code
+mc_search_init_with(struct mc_search *s, const struct mc_proposer *prop,
+                    struct mc_target *t, struct mc_eval *ev, const char *key,
+                    const char *journal, const char *cache_dir,
+                    struct mc_err *err)
 {
     const char *proposer = mc_target_proposer(t);
 
@@ -180,7 +116,7 @@ mc_search_init(struct mc_search *s, struct mc_target *t, struct mc_eval *ev,
                           s->strategy, s->strat->ranker);
     if (mc_bins_parse(mc_target_get(t, MC_OPT_BINS), &s->bins, err))
         return MC_ECONFIG;
-    s->prop = mc_proposer_find(proposer);
+    s->prop = prop ? prop : mc_proposer_find(proposer);
     if (!s->prop)
         return mc_err_set(err, MC_ECONFIG, "unknown proposer '%s'",
                           proposer);
@@ -204,69 +140,6 @@ mc_search_release(struct mc_search *s)
     mc_buf_release(&s->reason);
     mc_buf_release(&s->ranking_note);
     memset(s, 0, sizeof(*s));
-}
-
-/* ---- counters ---- */
-
-/* Count D at once: through S->count, or else in the cache at
- * S->cache_dir. */
-static void
-count(struct mc_search *s, const struct mc_stats *d)
-{
-    struct mc_cache c;
-
-    if (s->count) {
-        s->count(s->count_arg, d);
-        return;
-    }
-    if (s->cache_dir && mc_cache_init(&c, s->cache_dir, NULL) == MC_OK) {
-        mc_cache_stats_add(&c, d, NULL);
-        mc_cache_release(&c);
-    }
-}
-
-static void
-count_candidate(struct mc_search *s)
-{
-    struct mc_stats d;
-
-    s->evaluated++;
-    memset(&d, 0, sizeof(d));
-    d.n[MC_STAT_CANDIDATES] = 1;
-    count(s, &d);
-}
-
-struct mc_llm_usage
-mc_search_cost(const struct mc_search *s)
-{
-    struct mc_usage u = MC_USAGE_INIT, v = MC_USAGE_INIT;
-
-    if (s->prop->cost)
-        s->prop->cost(s, &u);
-    if (s->valuer && s->valuer->cost)
-        s->valuer->cost(s, s->valuer_state, &v);
-    u.total.requests += v.total.requests;
-    u.total.tokens_in += v.total.tokens_in;
-    u.total.tokens_out += v.total.tokens_out;
-    u.total.cost += v.total.cost;
-    return u.total;
-}
-
-/* Count the proposer's cost since BEFORE. */
-static void
-count_cost(struct mc_search *s, const struct mc_llm_usage *before)
-{
-    struct mc_llm_usage now = mc_search_cost(s);
-    struct mc_stats d;
-
-    if (now.requests == before->requests)
-        return;
-    memset(&d, 0, sizeof(d));
-    d.n[MC_STAT_LLM_REQUESTS] = now.requests - before->requests;
-    d.n[MC_STAT_TOKENS_IN] = now.tokens_in - before->tokens_in;
-    d.n[MC_STAT_TOKENS_OUT] = now.tokens_out - before->tokens_out;
-    d.cost = now.cost - before->cost;
-    count(s, &d);
 }
 
 /* ---- the journal ---- */
@@ -305,10 +178,10 @@ resume(struct mc_search *s, struct mc_err *err)
         s->n = i + 1;
         /* The rewards again from the verdicts: a journal of an older
          * version has no f_r or u_t. */
-        set_reward(s, &s->nodes[i]);
+        mc_search_set_reward(s, &s->nodes[i]);
         if (s->prop->replay)
             s->prop->replay(s, i);
-        update_best(s, i);
+        mc_search_update_best(s, i);
     }
     log.nodes = NULL;
     log.n = log.cap = 0;
@@ -327,6 +200,17 @@ out:
 
 /* ---- one candidate ---- */
 
+/* Judge CODE with the executor: S->exec, or mc_eval_candidate(). */
+static enum mc_code
+execute(struct mc_search *s, const struct mc_buf *code, int sanitize,
+        struct mc_feedback *fb, struct mc_err *err)
+{
+    if (s->exec)
+        return s->exec(s->exec_ctx, code->s, code->len, sanitize, fb, err);
+    return mc_eval_candidate(s->ev, code->s, code->len, sanitize, 1, fb,
+                             err);
+}
+
 /* Judge node I's code with the executor (SANITIZE: also the ASan+UBSan
  * run) and fill in its verdict, speedup, reward and detail. */
 static enum mc_code
@@ -337,13 +221,12 @@ judge(struct mc_search *s, size_t i, int sanitize, struct mc_err *err)
     enum mc_code rc;
 
     mc_feedback_init(&fb);
-    rc = mc_eval_candidate(s->ev, nd->code.s, nd->code.len, sanitize, 1,
-                           &fb, err);
+    rc = execute(s, &nd->code, sanitize, &fb, err);
     if (rc) {
         mc_feedback_release(&fb);
         return rc;
     }
-    count_candidate(s);
+    mc_search_count_candidate(s);
     nd = &s->nodes[i];
     nd->verdict = fb.verdict;
     nd->correct = fb.correct;
@@ -352,7 +235,7 @@ judge(struct mc_search *s, size_t i, int sanitize, struct mc_err *err)
     nd->speedup = !fb.correct       ? 0
                   : nd->confirmed ? fb.timing.confirmed_speedup
                                   : fb.timing.median;
-    set_reward(s, nd);
+    mc_search_set_reward(s, nd);
     nd->detail = mc_strdup(fb.detail.s);
     nd->load_rounds = fb.timing.rounds;
     memcpy(nd->load, fb.timing.load, sizeof(nd->load));
@@ -409,14 +292,14 @@ take_duplicate(struct mc_search *s, size_t i, int j, struct mc_err *err)
     const struct mc_search_node *o = &s->nodes[j];
     struct mc_buf why = MC_BUF_INIT;
 
-    count_candidate(s);
+    mc_search_count_candidate(s);
     nd->duplicate_of = j;
     nd->verdict = o->verdict;
     nd->correct = o->correct;
     nd->compile_error = o->compile_error;
     nd->confirmed = o->confirmed;
     nd->speedup = o->speedup;
-    set_reward(s, nd);
+    mc_search_set_reward(s, nd);
     mc_buf_addf(&why, "the same code as candidate %d (but for whitespace): "
                 "its judgement, not built or run again%s%s", j + 1,
                 o->detail && *o->detail ? "; " : "",
@@ -438,8 +321,8 @@ take(struct mc_search *s, struct mc_proposal *p, struct mc_err *err)
     if (!nd)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     if (p->rejected) {
-        count_candidate(s);
-        set_reward(s, nd);
+        mc_search_count_candidate(s);
+        mc_search_set_reward(s, nd);
         return MC_OK;
     }
     if (!p->sanitize && (same = earlier_same(s, s->n - 1)) >= 0)
@@ -459,55 +342,7 @@ critique(struct mc_search *s, size_t first, size_t n)
 
     s->prop->critique(s, first, n);
     mc_value_score(s, first, n);
-    count_cost(s, &before);
-}
-
-void
-mc_search_duration(double seconds, char *out, size_t cap)
-{
-    long t = seconds > 0 ? (long)(seconds + 0.5) : 0;
-
-    if (t < 60)
-        snprintf(out, cap, "%lds", t);
-    else if (t < 3600)
-        snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
-    else
-        snprintf(out, cap, "%ldh%02ldm", t / 3600, t % 3600 / 60);
-}
-
-/* The progress line's clock after node I: the time this run has spent
- * and, while candidates remain, the time they should take at this run's
- * pace so far ("[12s, ~30s left]"). */
-static void
-progress_clock(const struct mc_search *s, size_t i, char *out, size_t cap)
-{
-    double spent = mc_spawn_clock() - s->started;
-    size_t done = i + 1 > s->resumed ? i + 1 - s->resumed : 1;
-    char a[24], b[24];
-
-    mc_search_duration(spent, a, sizeof(a));
-    if (i + 1 >= s->budget) {
-        snprintf(out, cap, "[%s]", a);
-        return;
-    }
-    mc_search_duration(spent / (double)done * (double)(s->budget - i - 1),
-                       b, sizeof(b));
-    snprintf(out, cap, "[%s, ~%s left]", a, b);
-}
-
-/* The bytes of NOTE's first line that a progress line shows: up to
- * NOTE_MAX, cut before a character, never inside one. */
-static int
-note_len(const char *note)
-{
-    size_t n = strcspn(note, "\n");
-
-    if (n > NOTE_MAX) {
-        n = NOTE_MAX;
-        while (n && ((unsigned char)note[n] & 0xc0) == 0x80)
-            n--;
-    }
-    return (int)n;
+    mc_search_count_cost(s, &before);
 }
 
 /* Node I is complete: the best so far, the journal, the progress line. */
@@ -515,36 +350,15 @@ static void
 settle(struct mc_search *s, size_t i)
 {
     const struct mc_search_node *nd = &s->nodes[i];
-    /* Without a critique, the first line of the detail. */
-    const char *note = nd->critique && *nd->critique ? nd->critique
-                       : nd->detail                  ? nd->detail
-                                                     : "";
-    /* Its first line, at most NOTE_MAX bytes: the rest is in the
-     * manifest, and a progress line must stay short. */
-    int len = note_len(note);
     struct mc_usage u = MC_USAGE_INIT, v = MC_USAGE_INIT;
     int costs = s->prop->cost && s->prop->cost(s, &u);
     int vcosts = s->valuer && s->valuer->cost &&
                  s->valuer->cost(s, s->valuer_state, &v);
-    char bins[64], value[32] = "", clock[64];
 
-    update_best(s, i);
+    mc_search_update_best(s, i);
     mc_journal_append(s->journal, nd, costs ? &u : NULL,
                       vcosts ? &v : NULL);
-    if (nd->value >= 0)
-        snprintf(value, sizeof(value), " value %.2f", nd->value);
-    snprintf(bins, sizeof(bins), "f_r %d u_t %g%s", nd->fr, nd->ut, value);
-    progress_clock(s, i, clock, sizeof(clock));
-    if (nd->correct)
-        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx; %s) %s%s%.*s",
-                s->t->source, i + 1, s->budget, nd->speedup,
-                mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
-                note);
-    else
-        mc_info("%s [%zu/%zu] %s (best %.2fx; %s) %s%s%.*s", s->t->source,
-                i + 1, s->budget, mc_verdict_name(nd->verdict),
-                mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
-                note);
+    mc_search_progress(s, i);
 }
 
 /* ---- the loop ---- */
@@ -598,7 +412,7 @@ run_round(struct mc_search *s, double start, int *stop, struct mc_err *err)
         goto out;
     before = mc_search_cost(s);
     rc = p->propose(s, &plan, &props, err);
-    count_cost(s, &before);
+    mc_search_count_cost(s, &before);
     if (rc)
         goto out;
     if (!props.n)
@@ -626,68 +440,6 @@ out:
     return rc;
 }
 
-/* No variant won: say why the original stays. */
-static void
-no_winner(struct mc_search *s, double min_speedup)
-{
-    int bc = mc_search_best_correct(s);
-
-    if (s->endpoint_failed)
-        return; /* the reason says what failed */
-    if (bc >= 0)
-        mc_buf_addf(&s->reason, "no variant beat min-speedup %.2f beyond "
-                    "the noise: the best was %.2fx (%s); %zu candidates, "
-                    "%zu correct", min_speedup, s->nodes[bc].speedup,
-                    s->nodes[bc].label, s->n, mc_search_correct(s));
-    else
-        mc_buf_addf(&s->reason, "no correct variant among %zu "
-                    "candidates (best speedup 0x)", s->n);
-    if (s->prop->explain)
-        s->prop->explain(s, &s->reason);
-}
-
-/* Whether a budget other than budget= cut S short: MAXCODE_TIME_LIMIT,
- * or the proposer's own (max-tokens, max-cost), which its explain()
- * reports. */
-static int
-cut_short(const struct mc_search *s)
-{
-    struct mc_buf why = MC_BUF_INIT;
-    int cut;
-
-    if (s->n >= s->budget)
-        return 0;
-    if (s->time_limit_s > 0 && s->loop_s >= s->time_limit_s)
-        return 1;
-    if (!s->prop || !s->prop->explain)
-        return 0;
-    s->prop->explain(s, &why);
-    cut = why.len > 0;
-    mc_buf_release(&why);
-    return cut;
-}
-
-enum mc_stat
-mc_fallback_reason_of(const struct mc_search *s, int no_device)
-{
-    size_t i;
-
-    if (no_device)
-        return MC_STAT_FALLBACK_NO_DEVICE;
-    if (!s)
-        return MC_STAT_FALLBACK_OTHER;
-    if (s->endpoint_failed)
-        return MC_STAT_FALLBACK_NO_MODEL;
-    if (cut_short(s))
-        return MC_STAT_FALLBACK_BUDGET;
-    if (!s->n || mc_search_best_correct(s) >= 0)
-        return MC_STAT_FALLBACK_NO_SPEEDUP;
-    for (i = 0; i < s->n; i++)
-        if (!s->nodes[i].compile_error)
-            return MC_STAT_FALLBACK_INCORRECT;
-    return MC_STAT_FALLBACK_NO_BUILD;
-}
-
 /* Confirm the best node once more before it is the answer. */
 static enum mc_code
 confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
@@ -697,7 +449,7 @@ confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
     enum mc_code rc;
 
     mc_feedback_init(&fb);
-    rc = mc_eval_candidate(s->ev, b->code.s, b->code.len, 0, 1, &fb, err);
+    rc = execute(s, &b->code, 0, &fb, err);
     if (rc)
         goto out;
     s->final_rounds = fb.timing.rounds;
@@ -743,7 +495,7 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
     s->loop_s = mc_spawn_clock() - start;
     min_speedup = atof(mc_target_get(s->t, MC_OPT_MIN_SPEEDUP));
     if (!rc && s->best < 0) {
-        no_winner(s, min_speedup);
+        mc_fallback_explain(s, min_speedup);
     } else if (!rc) {
         rc = confirm(s, min_speedup, err);
         if (!rc && s->final_speedup > 0 && s->prop->settled)

@@ -16,8 +16,9 @@
  *
  * Each round the loop asks the strategy for a plan (strategy.h: which
  * parents to expand, which failed nodes to repair), the proposer for
- * codes (proposer.h: builtin or llm), the executor (mc_eval_candidate)
- * for feedback and the proposer again for critiques, and journals each
+ * codes (proposer.h: builtin or llm), the executor (S->exec, by default
+ * mc_eval_candidate()) for feedback and the proposer again for
+ * critiques, and journals each
  * node (journal.h: .maxcode/<key>/journal.jsonl, resumed exactly). It
  * stops at the budget B (exact), the time limit, the proposer's own
  * budget (max-tokens, max-cost), an endpoint failure, or when the
@@ -35,7 +36,7 @@
 #include "cache.h"
 #include "eval.h"
 #include "llm.h"
-#include "propose.h"
+#include "builtin.h"
 #include "rollout.h"
 #include "target.h"
 
@@ -64,9 +65,25 @@ struct mc_search_node {
     int load_changed;         /* a round was kept with its load changed */
 };
 
+/*
+ * The executor: judge TEXT (LEN bytes), as mc_eval_candidate() does with
+ * timing, into FB (initialised; the caller releases it); SANITIZE adds
+ * the ASan+UBSan run. CTX is the caller's. The search judges each new
+ * candidate and confirms the best through it; tests give a fake that
+ * returns scripted feedback (tests/unit/test-search-loop.c).
+ */
+typedef enum mc_code mc_search_exec_fn(void *ctx, const char *text,
+                                       size_t len, int sanitize,
+                                       struct mc_feedback *fb,
+                                       struct mc_err *err);
+
 struct mc_search {
     struct mc_target *t;
     struct mc_eval *ev;
+    mc_search_exec_fn *exec;          /* judges candidates; NULL:
+                                       * mc_eval_candidate() on EV
+                                       * (tests inject a fake) */
+    void *exec_ctx;                   /* EXEC's own */
     const struct mc_proposer *prop;   /* writes the candidates */
     void *prop_state;                 /* the proposer's own */
     const struct mc_strategy *strat;  /* plans the rounds */
@@ -121,6 +138,15 @@ enum mc_code mc_search_init(struct mc_search *s, struct mc_target *t,
                             struct mc_eval *ev, const char *key,
                             const char *journal, const char *cache_dir,
                             struct mc_err *err);
+/*
+ * Like mc_search_init(), with the proposer PROP rather than the one T's
+ * options name (NULL: that one); tests give a scripted proposer.
+ */
+enum mc_code mc_search_init_with(struct mc_search *s,
+                                 const struct mc_proposer *prop,
+                                 struct mc_target *t, struct mc_eval *ev,
+                                 const char *key, const char *journal,
+                                 const char *cache_dir, struct mc_err *err);
 /* Free what S holds; S may be all zero. */
 void mc_search_release(struct mc_search *s);
 
@@ -131,23 +157,6 @@ void mc_search_release(struct mc_search *s);
  * S->reason says why the original stays.
  */
 enum mc_code mc_search_run(struct mc_search *s, struct mc_err *err);
-
-/*
- * The counter (MC_STAT_FALLBACK_*) of the reason the original is kept
- * after search S (NULL when no search ran), for `maxcode stats`; the
- * first that holds:
- *   NO_DEVICE  NO_DEVICE is set: a CUDA target on a machine without one;
- *   OTHER      no search ran (the original did not build or preprocess,
- *              the inputs changed while make ran, ...);
- *   NO_MODEL   the model endpoint is missing or failed;
- *   BUDGET     max-tokens, max-cost or MAXCODE_TIME_LIMIT stopped the
- *              search before budget= candidates;
- *   NO_SPEEDUP a correct candidate, none faster beyond min-speedup (or
- *              its confirmation failed), or nothing to try;
- *   INCORRECT  candidates built, none was correct;
- *   NO_BUILD   no candidate built.
- */
-enum mc_stat mc_fallback_reason_of(const struct mc_search *s, int no_device);
 
 /* The number of correct nodes. */
 size_t mc_search_correct(const struct mc_search *s);

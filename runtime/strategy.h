@@ -36,7 +36,7 @@
 #ifndef MC_STRATEGY_H
 #define MC_STRATEGY_H
 
-#include "propose.h"
+#include "builtin.h"
 #include "ranker.h"
 
 #define MC_PLAN_MAX 64 /* slots of one plan, proposals of one round */

@@ -19,7 +19,7 @@
 #include "buf.h"
 #include "cmodel.h"
 #include "ctext.h"
-#include "propose.h"
+#include "builtin.h"
 #include "target.h"
 #include "tap.h"
 #include "testfs.h"

@@ -10,7 +10,7 @@
 #include "compiler.h"
 #include "key.h"
 #include "native.h"
-#include "propose.h"
+#include "builtin.h"
 #include "tap.h"
 #include "testfs.h"
 

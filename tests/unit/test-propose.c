@@ -22,7 +22,7 @@
 #include "buf.h"
 #include "ctext.h"
 #include "file.h"
-#include "propose.h"
+#include "builtin.h"
 #include "target.h"
 #include "tap.h"
 

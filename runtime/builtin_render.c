@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * propose_render.c: the built-in proposer's variants as text. A variant
+ * builtin_render.c: the built-in proposer's variants as text. A variant
  * is the original with a sorted list of edits applied: lines inserted
  * before a line (pragmas, attributes, each followed by #line so that
  * messages keep SOURCE's line numbers) and changes within a line
  * (__builtin_expect, __restrict, swapped loop headers, the CUDA
  * insertions). Only lines that may change (inside the fences, or all)
- * are edited. See propose.h for the knobs.
+ * are edited. See builtin.h for the knobs.
  */
 #include "mc_setup.h"
-#include "propose.h"
+#include "builtin.h"
 #include "alloc.h"
 #include "cmodel.h"
 #include "ctext.h"
@@ -453,7 +453,7 @@ expect_edits(const struct mc_builtin *b, struct edits *ed)
 }
 
 /* Loop interchange of loop IN and its parent O, as edits of ORIG (see
- * propose.h). Statements before the inner loop (P) keep a copy of O of
+ * builtin.h). Statements before the inner loop (P) keep a copy of O of
  * their own, and so do those after it (Q); the three loops sit in one
  * block:  { O { P } I O { BODY } O { Q } }. */
 static void

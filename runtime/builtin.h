@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * propose.h: the built-in proposer (proposer=builtin), which needs no
+ * builtin.h: the built-in proposer (proposer=builtin), which needs no
  * model. It writes variants that the user's unchanged recipe applies:
  * directives and small rewrites inside the source (DESIGN 1.2).
  *
@@ -72,8 +72,8 @@
  * same base. Its critique is a short rule-based diagnosis of what
  * changed and why it likely helped or hurt.
  */
-#ifndef MC_PROPOSE_H
-#define MC_PROPOSE_H
+#ifndef MC_BUILTIN_H
+#define MC_BUILTIN_H
 
 #include "buf.h"
 #include "status.h"
@@ -181,10 +181,33 @@ void mc_builtin_remember(const struct mc_builtin *b, unsigned long tag,
 /* The index of the knob labelled LABEL in B's table, or -1. */
 int mc_builtin_knob(const struct mc_builtin *b, const char *label);
 
-/* Internal, for propose.c: which lines (1-based) of TEXT may change
+/* Internal, for builtin.c: which lines (1-based) of TEXT may change
  * into OK[1..NLINES]: those inside the fences, or all. */
 void mc_builtin_fences(const char *text, size_t len, unsigned char *ok,
                        size_t nlines);
+
+/*
+ * Internal, for builtin.c: the table (builtin_knobs.c). The knobs for
+ * host code, in the policy's order, from B's model and, unless COUNT is
+ * NULL, the profile (as mc_builtin_init() takes it); the knobs for CUDA
+ * kernels. The seeds of each, from the table as it was kept.
+ */
+void mc_builtin_host_table(struct mc_builtin *b, const double *count,
+                           size_t ncount);
+void mc_builtin_host_seeds(struct mc_builtin *b);
+void mc_builtin_cuda_table(struct mc_builtin *b);
+void mc_builtin_cuda_seeds(struct mc_builtin *b);
+/* Internal: drop from B's table the knobs whose bit is clear in KEEP. */
+void mc_builtin_compact(struct mc_builtin *b, unsigned long keep);
+/* Internal: the knobs of B that T's compiler accepts, probed (once per
+ * identity), as a set of bits. */
+unsigned long mc_builtin_accepted(struct mc_builtin *b,
+                                  const struct mc_target *t);
+/* Internal: the knobs of B that change TEXT (LEN bytes) at all, into
+ * *KEEP: rendered alone, each differs from TEXT rendered with no knob.
+ * MC_ENOMEM. */
+enum mc_code mc_builtin_applicable(struct mc_builtin *b, const char *text,
+                                   size_t len, unsigned long *keep);
 
 /* Whether TAG holds a rewrite (judged with the sanitizers). */
 int mc_builtin_rewrites(const struct mc_builtin *b, unsigned long tag);
@@ -213,4 +236,4 @@ void mc_builtin_label(const struct mc_builtin *b, unsigned long tag,
 void mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
                       size_t i, const char *detail, struct mc_buf *out);
 
-#endif /* MC_PROPOSE_H */
+#endif /* MC_BUILTIN_H */
