@@ -29,7 +29,9 @@
 #include "eval.h"
 #include "file.h"
 #include "journal.h"
+#include "json.h"
 #include "log.h"
+#include "manifest.h"
 #include "strv.h"
 #include "target.h"
 #include "target_setup.h"
@@ -78,29 +80,14 @@ agreement(const struct claim *c, const struct mc_timing *t)
     return "holds";
 }
 
-/* Member NAME of M as a number, or DFLT. */
-static double
-num(const cJSON *m, const char *name, double dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
-
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 /* The claim of manifest M into C. */
 static void
 read_claim(const cJSON *m, struct claim *c)
 {
-    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(m, "speedup_interval");
-    const cJSON *lo = cJSON_GetArraySize(ci) == 2 ? cJSON_GetArrayItem(ci, 0)
-                                                  : NULL;
-    const cJSON *hi = lo ? cJSON_GetArrayItem(ci, 1) : NULL;
-
-    c->speedup = num(m, "speedup", 0);
-    c->orig_s = num(m, "baseline_seconds", 0);
-    c->low = lo && cJSON_IsNumber(lo) ? lo->valuedouble : -1;
-    c->high = hi && cJSON_IsNumber(hi) ? hi->valuedouble : -1;
-    c->metric = mc_json_str(m, "metric");
+    c->speedup = mc_manifest_num(m, "speedup", 0);
+    c->orig_s = mc_manifest_num(m, "baseline_seconds", 0);
+    mc_manifest_interval(m, &c->low, &c->high);
+    c->metric = mc_manifest_str(m, "metric");
     if (!*c->metric)
         c->metric = "time";
 }
@@ -116,8 +103,8 @@ read_claim(const cJSON *m, struct claim *c)
 static int
 enter_make_dir(const cJSON *m)
 {
-    const char *source = mc_json_str(m, "source");
-    const char *real = mc_json_str(m, "source_path");
+    const char *source = mc_manifest_str(m, "source");
+    const char *real = mc_manifest_str(m, "source_path");
     char here[PATH_MAX], *dir = NULL;
     size_t ls = strlen(source), lr = strlen(real);
     int rc = -1;
@@ -164,7 +151,7 @@ enter_make_dir(const cJSON *m)
 static int
 option_args(const cJSON *m, struct mc_strv *args)
 {
-    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(m, "options"), *o;
+    const cJSON *opts = mc_json_object(m, "options"), *o;
     struct mc_buf w = MC_BUF_INIT;
     int rc = 0;
 
@@ -187,7 +174,7 @@ option_args(const cJSON *m, struct mc_strv *args)
 static int
 flags_string(const cJSON *m, struct mc_buf *b)
 {
-    const cJSON *flags = cJSON_GetObjectItemCaseSensitive(m, "flags"), *f;
+    const cJSON *flags = mc_json_array(m, "flags"), *f;
 
     mc_buf_adds(b, "");
     cJSON_ArrayForEach(f, flags)
@@ -259,12 +246,12 @@ print_human(const cJSON *m, const struct claim *c,
     int time = strcmp(c->metric, "instructions") != 0;
     size_t i;
 
-    printf("source:     %s (key %s)\n", mc_json_str(m, "source"),
-           mc_json_str(m, "key"));
+    printf("source:     %s (key %s)\n", mc_manifest_str(m, "source"),
+           mc_manifest_str(m, "key"));
     printf("claimed:    %.3fx", c->speedup);
     if (c->low > 0 && c->high > 0)
         printf(", 99%% interval [%.3f, %.3f]", c->low, c->high);
-    printf(" (searched %s)\n", mc_json_str(m, "created"));
+    printf(" (searched %s)\n", mc_manifest_str(m, "created"));
     printf("measured:   %.3fx, 99%% interval [%.3f, %.3f] (%zu round%s, "
            "%s)\n", t->measured, t->measured_low, t->measured_high,
            t->rounds, t->rounds == 1 ? "" : "s", c->metric);
@@ -300,8 +287,8 @@ print_json(const cJSON *m, const struct claim *c,
 
     if (!o)
         return mc_put_json_text(NULL);
-    cJSON_AddStringToObject(o, "key", mc_json_str(m, "key"));
-    cJSON_AddStringToObject(o, "source", mc_json_str(m, "source"));
+    cJSON_AddStringToObject(o, "key", mc_manifest_str(m, "key"));
+    cJSON_AddStringToObject(o, "source", mc_manifest_str(m, "source"));
     cJSON_AddStringToObject(o, "metric", c->metric);
     x = cJSON_AddObjectToObject(o, "claimed");
     if (x) {
@@ -313,7 +300,7 @@ print_json(const cJSON *m, const struct claim *c,
         } else {
             cJSON_AddNullToObject(x, "interval");
         }
-        cJSON_AddStringToObject(x, "created", mc_json_str(m, "created"));
+        cJSON_AddStringToObject(x, "created", mc_manifest_str(m, "created"));
         if (c->orig_s > 0)
             cJSON_AddNumberToObject(x, "baseline_seconds", c->orig_s);
     }
@@ -356,12 +343,12 @@ measure(const struct mc_entry *e, const cJSON *m, int rounds,
         mc_error("out of memory");
         goto out;
     }
-    status = mc_target_setup_load(ts, mc_json_str(m, "source"), args.v,
+    status = mc_target_setup_load(ts, mc_manifest_str(m, "source"), args.v,
                                   args.n);
     if (status)
         goto out;
-    if (*mc_json_str(m, "compiler"))
-        b.cc = mc_json_str(m, "compiler");
+    if (*mc_manifest_str(m, "compiler"))
+        b.cc = mc_manifest_str(m, "compiler");
     b.flags = flags.s;
     status = mc_target_setup_build(ts, &b);
     if (status)
@@ -443,10 +430,10 @@ mc_cmd_bench(int argc, char **argv)
                  "in .maxcode/); nothing to measure", what);
         goto out;
     }
-    if (strcmp(mc_json_str(m, "status"), "optimized") || !e.variant.len) {
+    if (strcmp(mc_manifest_str(m, "status"), "optimized") || !e.variant.len) {
         mc_error("%s: entry %s keeps the original (%s); there is no "
                  "variant to measure", what, e.key,
-                 *mc_json_str(m, "reason") ? mc_json_str(m, "reason")
+                 *mc_manifest_str(m, "reason") ? mc_manifest_str(m, "reason")
                                            : "no reason");
         goto out;
     }

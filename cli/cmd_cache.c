@@ -16,6 +16,7 @@
 #include "file.h"
 #include "hash.h"
 #include "log.h"
+#include "manifest.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -138,10 +139,10 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
         mc_entry_init(&e);
         if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK &&
             (m = parse_manifest(&e)) != NULL) {
-            const char *sp = mc_json_str(m, "source_path");
+            const char *sp = mc_manifest_str(m, "source_path");
             /* By name only when SOURCE is not there to resolve. */
             if ((real ? same_file(sp, real)
-                      : !strcmp(mc_json_str(m, "source"), source)) &&
+                      : !strcmp(mc_manifest_str(m, "source"), source)) &&
                 e.created >= best) {
                 best = e.created;
                 memcpy(key_out, e.key, MC_KEY_HEX + 1);
@@ -183,8 +184,8 @@ find_kept_for(const char *source)
             mc_file_read(path.s, &text, NULL))
             continue;
         m = cJSON_ParseWithLength(text.s, text.len);
-        if (m && (real ? !strcmp(mc_json_str(m, "source_path"), real)
-                       : !strcmp(mc_json_str(m, "source"), source)) &&
+        if (m && (real ? !strcmp(mc_manifest_str(m, "source_path"), real)
+                       : !strcmp(mc_manifest_str(m, "source"), source)) &&
             (!best || st.st_mtime >= best_t)) {
             cJSON_Delete(best);
             best = m;
@@ -260,8 +261,8 @@ cache_list(struct mc_cache *c)
         if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK)
             m = parse_manifest(&e);
         printf("%s %9s %-9s %s\n", items.v[i].key, size,
-               m ? mc_json_str(m, "status") : "corrupt",
-               m ? mc_json_str(m, "source") : items.v[i].path);
+               m ? mc_manifest_str(m, "status") : "corrupt",
+               m ? mc_manifest_str(m, "source") : items.v[i].path);
         cJSON_Delete(m);
         mc_entry_release(&e);
     }

@@ -40,8 +40,8 @@
 #include "hash.h"
 #include "hit.h"
 #include "lang.h"
-#include "journal.h"
 #include "log.h"
+#include "manifest.h"
 #include "native.h"
 #include "paths.h"
 #include "prompt.h"
@@ -51,8 +51,6 @@
 #include "spawn.h"
 #include "target.h"
 #include "target_setup.h"
-#include "usage.h"
-#include "value.h"
 #include "variant.h"
 
 #include <cjson/cJSON.h>
@@ -179,208 +177,6 @@ out:
     return rc;
 }
 
-/* What a manifest says about the search. */
-struct outcome {
-    const char *status;      /* "optimized" or "original" */
-    const char *reason;      /* why the original ("" when optimized) */
-    double speedup;          /* confirmed; 1 for the original */
-    double baseline;         /* seconds of the original, < 0: unknown */
-    size_t candidates, correct;
-    const struct mc_search *search; /* or NULL */
-};
-
-/* The manifest's model usage: requests, tokens and cost, in all and per
- * model, when the model wrote the variants; zeros otherwise. */
-static void
-manifest_usage(cJSON *m, const struct mc_search *s)
-{
-    struct mc_usage p = MC_USAGE_INIT, v = MC_USAGE_INIT;
-    int costs = s && s->use_llm, vcosts;
-    cJSON *obj;
-
-    if (costs)
-        mc_usage_view(&p, &s->llm);
-    vcosts = s && s->valuer && s->valuer->cost &&
-             s->valuer->cost(s, s->valuer_state, &v);
-    cJSON_AddNumberToObject(m, "llm_requests",
-                            (double)(p.total.requests + v.total.requests));
-    cJSON_AddNumberToObject(m, "tokens_in",
-                            (double)(p.total.tokens_in + v.total.tokens_in));
-    cJSON_AddNumberToObject(m, "tokens_out", (double)(p.total.tokens_out +
-                                                      v.total.tokens_out));
-    cJSON_AddNumberToObject(m, "cost", p.total.cost + v.total.cost);
-    if (costs) {
-        cJSON_AddStringToObject(m, "critic_model", s->critic_model);
-        cJSON_AddStringToObject(m, "prompt_version", mc_prompt_version());
-    }
-    if (!costs && !vcosts)
-        return;
-    obj = cJSON_AddObjectToObject(m, "usage");
-    if (obj)
-        mc_usage_write_models(&p, obj);
-    if (obj && vcosts)
-        mc_usage_write_models(&v, obj);
-}
-
-/* The manifest's build: compiler, flags, options and the include files
- * (the paths of INCLUDES' "HASH PATH" lines). */
-static void
-manifest_build(cJSON *m, const struct mc_target *t,
-               const struct mc_buf *includes)
-{
-    cJSON *a, *obj;
-    const char *p;
-    size_t i;
-
-    cJSON_AddStringToObject(m, "compiler", t->compiler);
-    a = cJSON_AddArrayToObject(m, "flags");
-    for (i = 0; a && i < t->flags.n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(t->flags.v[i]));
-    obj = cJSON_AddObjectToObject(m, "options");
-    for (i = 0; obj && i < MC_OPT__COUNT; i++)
-        cJSON_AddStringToObject(obj, mc_target_opt_name((enum mc_opt)i),
-                                mc_target_get(t, (enum mc_opt)i));
-    a = cJSON_AddArrayToObject(m, "includes");
-    for (p = includes->s; a && *p;) {
-        size_t n = strcspn(p, "\n");
-        if (n > MC_KEY_HEX + 1) {
-            char *path = mc_strndup(p + MC_KEY_HEX + 1, n - MC_KEY_HEX - 1);
-            if (path)
-                cJSON_AddItemToArray(a, cJSON_CreateString(path));
-            mc_free(path);
-        }
-        p += n + (p[n] == '\n');
-    }
-}
-
-/* The manifest's search: the best variant with its critique, and the
- * trajectory, one object per candidate. */
-static void
-manifest_trajectory(cJSON *m, const struct mc_search *s)
-{
-    cJSON *a;
-    size_t i;
-
-    if (s->ranking) {
-        cJSON_AddStringToObject(m, "ranking", s->ranking);
-        cJSON_AddStringToObject(m, "ranking_note", s->ranking_note.s
-                                                       ? s->ranking_note.s
-                                                       : "");
-    }
-    if (s->best >= 0) {
-        cJSON_AddStringToObject(m, "best", s->nodes[s->best].label);
-        cJSON_AddStringToObject(m, "critique",
-                                s->nodes[s->best].critique
-                                    ? s->nodes[s->best].critique
-                                    : "");
-    }
-    a = cJSON_AddArrayToObject(m, "trajectory");
-    for (i = 0; a && i < s->n; i++) {
-        const struct mc_search_node *nd = &s->nodes[i];
-        cJSON *e = cJSON_CreateObject();
-
-        if (!e)
-            break;
-        cJSON_AddNumberToObject(e, "parent", nd->parent);
-        cJSON_AddStringToObject(e, "variant", nd->label);
-        cJSON_AddStringToObject(e, "verdict", mc_verdict_name(nd->verdict));
-        cJSON_AddNumberToObject(e, "speedup", nd->speedup);
-        cJSON_AddBoolToObject(e, "confirmed", nd->confirmed);
-        cJSON_AddNumberToObject(e, "u", nd->u);
-        cJSON_AddNumberToObject(e, "fr", nd->fr);
-        cJSON_AddNumberToObject(e, "ut", nd->ut);
-        if (nd->value >= 0)
-            cJSON_AddNumberToObject(e, "value", nd->value);
-        if (nd->duplicate_of >= 0)
-            cJSON_AddNumberToObject(e, "duplicate_of", nd->duplicate_of);
-        cJSON_AddStringToObject(e, "critique",
-                                nd->critique ? nd->critique : "");
-        cJSON_AddItemToArray(a, e);
-    }
-}
-
-/* The manifest's speedup_interval (the confirmed speedup's round's 99%
- * interval; null for the original), load (the machine's load around
- * each round of the final confirmation; null when none ran) and
- * search_seconds (null when no search ran). */
-static void
-manifest_interval(cJSON *m, const struct mc_search *s)
-{
-    cJSON *a = NULL;
-
-    if (s && s->final_speedup > 0) {
-        a = cJSON_AddArrayToObject(m, "speedup_interval");
-        if (a) {
-            cJSON_AddItemToArray(a, cJSON_CreateNumber(s->final_low));
-            cJSON_AddItemToArray(a, cJSON_CreateNumber(s->final_high));
-        }
-    } else {
-        cJSON_AddNullToObject(m, "speedup_interval");
-    }
-    if (s && s->final_rounds) {
-        struct mc_timing t;
-
-        memset(&t, 0, sizeof(t));
-        t.rounds = s->final_rounds;
-        memcpy(t.load, s->final_load, sizeof(t.load));
-        cJSON_AddItemToObject(m, "load", mc_timing_load_json(&t));
-    } else {
-        cJSON_AddNullToObject(m, "load");
-    }
-    if (s)
-        cJSON_AddNumberToObject(m, "search_seconds", s->seconds);
-    else
-        cJSON_AddNullToObject(m, "search_seconds");
-}
-
-/* The manifest (DESIGN 1.6) of an entry; the caller frees it with
- * cJSON_free(). The members' order is the one doc/internals/cache.md
- * lists. */
-static char *
-manifest(const struct mc_target *t, const char *key, const struct outcome *o,
-         const struct mc_buf *includes)
-{
-    cJSON *m = cJSON_CreateObject();
-    char created[32], *text = NULL;
-    time_t now = time(NULL);
-    struct tm tm;
-
-    if (!m)
-        return NULL;
-    gmtime_r(&now, &tm);
-    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    cJSON_AddStringToObject(m, "key", key);
-    cJSON_AddStringToObject(m, "source", t->source);
-    cJSON_AddStringToObject(m, "source_path", t->source_real);
-    cJSON_AddStringToObject(m, "status", o->status);
-    cJSON_AddStringToObject(m, "reason", o->reason);
-    cJSON_AddNumberToObject(m, "speedup", o->speedup);
-    manifest_interval(m, o->search);
-    if (o->baseline >= 0) {
-        cJSON_AddNumberToObject(m, "baseline_seconds", o->baseline);
-        cJSON_AddNumberToObject(m, "best_seconds",
-                                o->baseline / o->speedup);
-    } else {
-        cJSON_AddNullToObject(m, "baseline_seconds");
-        cJSON_AddNullToObject(m, "best_seconds");
-    }
-    cJSON_AddStringToObject(m, "metric", mc_target_get(t, MC_OPT_METRIC));
-    cJSON_AddNumberToObject(m, "candidates", (double)o->candidates);
-    cJSON_AddNumberToObject(m, "correct_candidates", (double)o->correct);
-    cJSON_AddStringToObject(m, "strategy", mc_target_get(t, MC_OPT_STRATEGY));
-    cJSON_AddStringToObject(m, "proposer", mc_target_proposer(t));
-    cJSON_AddStringToObject(m, "model", mc_conf_get(&t->conf, MC_SET_MODEL));
-    manifest_usage(m, o->search);
-    cJSON_AddStringToObject(m, "created", created);
-    cJSON_AddStringToObject(m, "maxcode_version", PACKAGE_VERSION);
-    manifest_build(m, t, includes);
-    if (o->search)
-        manifest_trajectory(m, o->search);
-    text = cJSON_Print(m);
-    cJSON_Delete(m);
-    return text;
-}
-
 /*
  * MAXCODE_MODE=verify: re-check the cached variant E with the executor
  * before it is used. A variant that is the original needs no check; one
@@ -472,14 +268,14 @@ struct run {
     int search_ok;              /* SEARCH is set up (and to release) */
     int search_failed;          /* it stopped on an error */
     const struct mc_search_node *best; /* the confirmed winner, or NULL */
-    struct outcome oc;
+    struct mc_manifest_outcome oc;
     struct mc_stats d;          /* the counters this run adds */
 };
 
 static void
 run_init(struct run *r)
 {
-    struct outcome oc = {"original", "", 1, -1, 0, 0, NULL};
+    struct mc_manifest_outcome oc = {"original", "", 1, -1, 0, 0, NULL};
 
     memset(r, 0, sizeof(*r));
     r->t = &r->ts.t;
@@ -935,10 +731,10 @@ step_manifest(struct run *r)
     else
         mc_buf_add(&r->e.variant, r->src.s, r->src.len);
     r->oc.reason = r->reason;
-    text = manifest(r->t, r->key, &r->oc, &r->e.includes);
+    text = mc_manifest_write(r->t, r->key, &r->oc, &r->e.includes);
     if (!text || mc_buf_adds(&r->e.manifest, text) ||
         (r->oc.search && r->oc.search->n &&
-         mc_journal_trajectory(r->oc.search, &r->e.trajectory))) {
+         mc_manifest_traj(r->oc.search, &r->e.trajectory))) {
         mc_error("out of memory");
         status = 1;
     }

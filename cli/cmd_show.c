@@ -27,8 +27,10 @@
 #include "commands.h"
 #include "conf.h"
 #include "journal.h"
+#include "json.h"
 #include "lang.h"
 #include "log.h"
+#include "manifest.h"
 #include "target.h"
 #include "udiff.h"
 
@@ -136,23 +138,6 @@ put_line(struct mc_buf *line, size_t width)
     mc_buf_reset(line);
 }
 
-const char *
-mc_json_str(const cJSON *m, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
-
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* Member NAME of M as a number, or DFLT when it is not one. */
-static double
-get_num(const cJSON *m, const char *name, double dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, name);
-
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 /* One summary line: TAG, then VALUE, both cleaned; cut to WIDTH. */
 static void
 put_field(struct mc_buf *line, const char *tag, const char *value,
@@ -163,17 +148,6 @@ put_field(struct mc_buf *line, const char *tag, const char *value,
     put_line(line, width);
 }
 
-/* End I (0 low, 1 high) of manifest M's speedup_interval, or -1. */
-static double
-interval_end(const cJSON *m, int i)
-{
-    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(m, "speedup_interval");
-    const cJSON *v = cJSON_GetArraySize(ci) == 2 ? cJSON_GetArrayItem(ci, i)
-                                                 : NULL;
-
-    return v && cJSON_IsNumber(v) ? v->valuedouble : -1;
-}
-
 /* The speedup line: the confirmed speedup, its 99% interval when the
  * manifest has one (speedup_interval: entries stored before it was
  * recorded have none), and the times it compares. */
@@ -181,24 +155,27 @@ static void
 put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
 {
     struct mc_buf v = MC_BUF_INIT;
-    double lo = interval_end(m, 0), hi = interval_end(m, 1);
-    double base = get_num(m, "baseline_seconds", -1);
-    double best = get_num(m, "best_seconds", -1);
-    int time = !strcmp(mc_json_str(m, "metric"), "time");
+    double lo, hi;
+    double base = mc_manifest_num(m, "baseline_seconds", -1);
+    double best = mc_manifest_num(m, "best_seconds", -1);
+    int time = !strcmp(mc_manifest_str(m, "metric"), "time");
 
-    if (strcmp(mc_json_str(m, "status"), "optimized"))
+    mc_manifest_interval(m, &lo, &hi);
+
+    if (strcmp(mc_manifest_str(m, "status"), "optimized"))
         mc_buf_adds(&v, "none: the original is kept");
     else
-        mc_buf_addf(&v, "%.2fx confirmed", get_num(m, "speedup", 0));
+        mc_buf_addf(&v, "%.2fx confirmed",
+                    mc_manifest_num(m, "speedup", 0));
     if (lo > 0 && hi > 0)
         mc_buf_addf(&v, ", 99%% interval [%.2fx, %.2fx]", lo, hi);
-    else if (!strcmp(mc_json_str(m, "status"), "optimized"))
+    else if (!strcmp(mc_manifest_str(m, "status"), "optimized"))
         mc_buf_adds(&v, " (its interval is not recorded)");
     if (base >= 0 && best >= 0 && time)
         mc_buf_addf(&v, "; %.4g s -> %.4g s", base, best);
     else if (base >= 0 && best >= 0)
         mc_buf_addf(&v, "; %.0f -> %.0f %s", base, best,
-                    mc_json_str(m, "metric"));
+                    mc_manifest_str(m, "metric"));
     put_field(line, "speedup", v.s, width);
     mc_buf_release(&v);
 }
@@ -208,8 +185,9 @@ put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
 static void
 put_options(const cJSON *m, struct mc_buf *line, size_t width)
 {
-    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(m, "options"), *o;
-    const struct mc_lang_info *li = mc_lang_of_path(mc_json_str(m, "source"));
+    const cJSON *opts = mc_json_object(m, "options"), *o;
+    const struct mc_lang_info *li =
+        mc_lang_of_path(mc_manifest_str(m, "source"));
     struct mc_buf v = MC_BUF_INIT;
     struct mc_conf defaults;
     const char *tag = "options";
@@ -244,11 +222,11 @@ put_options(const cJSON *m, struct mc_buf *line, size_t width)
 static void
 put_build(const cJSON *m, struct mc_buf *line, size_t width)
 {
-    const cJSON *flags = cJSON_GetObjectItemCaseSensitive(m, "flags"), *f;
-    const char *model = mc_json_str(m, "model");
+    const cJSON *flags = mc_json_array(m, "flags"), *f;
+    const char *model = mc_manifest_str(m, "model");
     struct mc_buf v = MC_BUF_INIT;
 
-    mc_buf_adds(&v, mc_json_str(m, "compiler"));
+    mc_buf_adds(&v, mc_manifest_str(m, "compiler"));
     cJSON_ArrayForEach(f, flags)
     {
         if (cJSON_IsString(f))
@@ -258,16 +236,19 @@ put_build(const cJSON *m, struct mc_buf *line, size_t width)
     mc_buf_reset(&v);
     mc_buf_addf(&v, "%.0f candidates, %.0f correct; strategy %s, "
                 "proposer %s",
-                get_num(m, "candidates", 0),
-                get_num(m, "correct_candidates", 0),
-                mc_json_str(m, "strategy"), mc_json_str(m, "proposer"));
+                mc_manifest_num(m, "candidates", 0),
+                mc_manifest_num(m, "correct_candidates", 0),
+                mc_manifest_str(m, "strategy"),
+                mc_manifest_str(m, "proposer"));
     put_field(line, "search", v.s, width);
-    if (*model || get_num(m, "llm_requests", 0) > 0) {
+    if (*model || mc_manifest_num(m, "llm_requests", 0) > 0) {
         mc_buf_reset(&v);
         mc_buf_addf(&v, "%s: %.0f requests, %.0f tokens in, %.0f out, "
                     "cost %.4f", *model ? model : "(none)",
-                    get_num(m, "llm_requests", 0), get_num(m, "tokens_in", 0),
-                    get_num(m, "tokens_out", 0), get_num(m, "cost", 0));
+                    mc_manifest_num(m, "llm_requests", 0),
+                    mc_manifest_num(m, "tokens_in", 0),
+                    mc_manifest_num(m, "tokens_out", 0),
+                    mc_manifest_num(m, "cost", 0));
         put_field(line, "model", v.s, width);
     }
     mc_buf_release(&v);
@@ -284,7 +265,7 @@ label_width(const cJSON *t, size_t width)
 
     cJSON_ArrayForEach(n, t)
     {
-        const char *s = mc_json_str(n, "variant");
+        const char *s = mc_manifest_str(n, "variant");
         size_t cols = 0;
 
         for (; *s; s++)
@@ -312,7 +293,7 @@ add_times(struct mc_buf *b, double x)
 static void
 put_trajectory(const cJSON *m, struct mc_buf *line, size_t width)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "trajectory"), *n;
+    const cJSON *t = mc_json_array(m, "trajectory"), *n;
     size_t lw = label_width(t, width);
     char num[32];
     int step = 0;
@@ -328,18 +309,18 @@ put_trajectory(const cJSON *m, struct mc_buf *line, size_t width)
     put_line(line, width);
     cJSON_ArrayForEach(n, t)
     {
-        double parent = get_num(n, "parent", -1);
+        double parent = mc_manifest_num(n, "parent", -1);
 
         if (parent < 0)
             snprintf(num, sizeof(num), "-");
         else
             snprintf(num, sizeof(num), "%.0f", parent + 1);
         mc_buf_addf(line, "%4d %6s ", ++step, num);
-        add_cell(line, mc_json_str(n, "variant"), lw + 1, lw);
-        add_cell(line, mc_json_str(n, "verdict"), 14, 13);
-        add_times(line, get_num(n, "speedup", 0));
-        add_times(line, get_num(n, "u", 0));
-        add_cell(line, mc_json_str(n, "critique"), 0, SIZE_MAX);
+        add_cell(line, mc_manifest_str(n, "variant"), lw + 1, lw);
+        add_cell(line, mc_manifest_str(n, "verdict"), 14, 13);
+        add_times(line, mc_manifest_num(n, "speedup", 0));
+        add_times(line, mc_manifest_num(n, "u", 0));
+        add_cell(line, mc_manifest_str(n, "critique"), 0, SIZE_MAX);
         put_line(line, width);
     }
 }
@@ -349,23 +330,23 @@ mc_show_print(const cJSON *m)
 {
     struct mc_buf line = MC_BUF_INIT, v = MC_BUF_INIT;
     size_t width = output_width();
-    const char *reason = mc_json_str(m, "reason");
+    const char *reason = mc_manifest_str(m, "reason");
 
-    mc_buf_addf(&v, "%s (%s)", mc_json_str(m, "source"),
-                mc_json_str(m, "source_path"));
+    mc_buf_addf(&v, "%s (%s)", mc_manifest_str(m, "source"),
+                mc_manifest_str(m, "source_path"));
     put_field(&line, "source", v.s, width);
-    put_field(&line, "key", mc_json_str(m, "key"), width);
-    put_field(&line, "status", mc_json_str(m, "status"), width);
+    put_field(&line, "key", mc_manifest_str(m, "key"), width);
+    put_field(&line, "status", mc_manifest_str(m, "status"), width);
     if (*reason)
         put_field(&line, "reason", reason, width);
     put_speedup(m, &line, width);
-    if (*mc_json_str(m, "best"))
-        put_field(&line, "best", mc_json_str(m, "best"), width);
+    if (*mc_manifest_str(m, "best"))
+        put_field(&line, "best", mc_manifest_str(m, "best"), width);
     put_build(m, &line, width);
     put_options(m, &line, width);
     mc_buf_reset(&v);
-    mc_buf_addf(&v, "%s by maxcode %s", mc_json_str(m, "created"),
-                mc_json_str(m, "maxcode_version"));
+    mc_buf_addf(&v, "%s by maxcode %s", mc_manifest_str(m, "created"),
+                mc_manifest_str(m, "maxcode_version"));
     put_field(&line, "created", v.s, width);
     put_trajectory(m, &line, width);
     mc_buf_release(&line);
@@ -519,13 +500,13 @@ diff_entry(const char *what, const struct mc_entry *e, const cJSON *m,
 {
     struct mc_buf original = MC_BUF_INIT, out = MC_BUF_INIT;
     struct mc_buf a = MC_BUF_INIT, b = MC_BUF_INIT;
-    const char *source = mc_json_str(m, "source");
-    const char *reason = mc_json_str(m, "reason");
+    const char *source = mc_manifest_str(m, "source");
+    const char *reason = mc_manifest_str(m, "reason");
     int status = 1;
 
     if (!*source)
         source = what;
-    if (strcmp(mc_json_str(m, "status"), "optimized")) {
+    if (strcmp(mc_manifest_str(m, "status"), "optimized")) {
         mc_info("%s: the original was kept (%s); no diff", source,
                 *reason ? reason : "no reason");
         status = 0;

@@ -78,10 +78,6 @@ struct mc_entry;
  */
 int mc_show_lookup(const char *what, struct mc_entry *e, struct cJSON **m);
 
-/* Member NAME of the JSON object M when it is a string, else "" (owned
- * by M). */
-const char *mc_json_str(const struct cJSON *m, const char *name);
-
 /* Print manifest M for people: a summary and the trajectory's table,
  * every line cut to the terminal's width (cmd_show.c). */
 void mc_show_print(const struct cJSON *m);

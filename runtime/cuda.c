@@ -6,6 +6,7 @@
 #include "cuda.h"
 #include "alloc.h"
 #include "file.h"
+#include "json.h"
 #include "native.h"
 #include "spawn.h"
 #include "strv.h"
@@ -83,12 +84,15 @@ remembered_path(const char *cache_dir, struct mc_buf *b)
     return mc_buf_status(b) ? MC_ENOMEM : MC_OK;
 }
 
-static const char *
-json_str(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+/* The longest string of a probe result taken (each is then cut to its
+ * field); a longer one reads as "". */
+#define PROBE_STR_MAX 4096
 
-    return cJSON_IsString(v) ? v->valuestring : "";
+/* Member NAME of the probe result O as a string (json.h), else "". */
+static const char *
+probe_str(const cJSON *o, const char *name)
+{
+    return mc_json_text(o, name, PROBE_STR_MAX);
 }
 
 /* P from the JSON TEXT; 0 when it is not a probe result. */
@@ -99,8 +103,8 @@ parse_probe(const char *text, size_t len, struct mc_cuda_probe *p)
     const cJSON *devs, *d;
 
     memset(p, 0, sizeof(*p));
-    devs = cJSON_GetObjectItemCaseSensitive(o, "devices");
-    if (!cJSON_IsObject(o) || !cJSON_IsArray(devs)) {
+    devs = mc_json_array(o, "devices");
+    if (!cJSON_IsObject(o) || !devs) {
         cJSON_Delete(o);
         return 0;
     }
@@ -108,15 +112,15 @@ parse_probe(const char *text, size_t len, struct mc_cuda_probe *p)
         if (p->n == MC_CUDA_MAX_DEVICES)
             break;
         snprintf(p->dev[p->n].name, sizeof(p->dev[0].name), "%s",
-                 json_str(d, "name"));
+                 probe_str(d, "name"));
         snprintf(p->dev[p->n].cc, sizeof(p->dev[0].cc), "%s",
-                 json_str(d, "cc"));
+                 probe_str(d, "cc"));
         p->n++;
     }
-    snprintf(p->driver, sizeof(p->driver), "%s", json_str(o, "driver"));
-    snprintf(p->runtime, sizeof(p->runtime), "%s", json_str(o, "runtime"));
-    snprintf(p->error, sizeof(p->error), "%s", json_str(o, "error"));
-    snprintf(p->via, sizeof(p->via), "%s", json_str(o, "via"));
+    snprintf(p->driver, sizeof(p->driver), "%s", probe_str(o, "driver"));
+    snprintf(p->runtime, sizeof(p->runtime), "%s", probe_str(o, "runtime"));
+    snprintf(p->error, sizeof(p->error), "%s", probe_str(o, "error"));
+    snprintf(p->via, sizeof(p->via), "%s", probe_str(o, "via"));
     p->known = 1;
     cJSON_Delete(o);
     return 1;

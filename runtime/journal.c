@@ -7,14 +7,12 @@
 #include "journal.h"
 #include "alloc.h"
 #include "file.h"
-#include "lang.h"
-#include "load.h"
+#include "json.h"
 #include "log.h"
-#include "proposer.h"
-#include "rollout.h"
 
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 
 void
@@ -98,55 +96,6 @@ mc_journal_start(const char *path, const struct mc_journal_head *h,
     return MC_OK;
 }
 
-/* The machine's load around ND's timing rounds, when it was timed: the
- * members "load" (one mc_load_round_json() object per round) and, when
- * a round was kept with its load changing, "load_changed". */
-static void
-add_load(cJSON *o, const struct mc_search_node *nd)
-{
-    cJSON *a;
-    size_t i;
-
-    if (!nd->load_rounds)
-        return;
-    a = cJSON_AddArrayToObject(o, "load");
-    for (i = 0; a && i < nd->load_rounds && i < MC_TIMING_ROUNDS; i++)
-        cJSON_AddItemToArray(a, mc_load_round_json(&nd->load[i]));
-    if (nd->load_changed)
-        cJSON_AddBoolToObject(o, "load_changed", 1);
-}
-
-cJSON *
-mc_journal_node_json(const struct mc_search_node *nd)
-{
-    cJSON *o = cJSON_CreateObject();
-
-    if (!o)
-        return NULL;
-    cJSON_AddNumberToObject(o, "parent", nd->parent);
-    cJSON_AddNumberToObject(o, "depth", nd->depth);
-    cJSON_AddNumberToObject(o, "tag", (double)nd->tag);
-    cJSON_AddStringToObject(o, "label", nd->label ? nd->label : "");
-    cJSON_AddStringToObject(o, "verdict", mc_verdict_name(nd->verdict));
-    cJSON_AddBoolToObject(o, "correct", nd->correct);
-    cJSON_AddBoolToObject(o, "compile_error", nd->compile_error);
-    cJSON_AddBoolToObject(o, "confirmed", nd->confirmed);
-    cJSON_AddNumberToObject(o, "speedup", nd->speedup);
-    cJSON_AddNumberToObject(o, "reward", nd->reward);
-    cJSON_AddNumberToObject(o, "u", nd->u);
-    cJSON_AddNumberToObject(o, "fr", nd->fr);
-    cJSON_AddNumberToObject(o, "ut", nd->ut);
-    if (nd->value >= 0)
-        cJSON_AddNumberToObject(o, "value", nd->value);
-    cJSON_AddStringToObject(o, "detail", nd->detail ? nd->detail : "");
-    if (nd->duplicate_of >= 0)
-        cJSON_AddNumberToObject(o, "duplicate_of", nd->duplicate_of);
-    add_load(o, nd);
-    cJSON_AddStringToObject(o, "critique", nd->critique ? nd->critique : "");
-    cJSON_AddStringToObject(o, "code", nd->code.s ? nd->code.s : "");
-    return o;
-}
-
 /* Add USAGE to O as the member NAME. */
 static void
 add_usage(cJSON *o, const char *name, const struct mc_usage *usage)
@@ -162,7 +111,7 @@ mc_journal_append(const char *path, const struct mc_search_node *nd,
                   const struct mc_usage *usage,
                   const struct mc_usage *value_usage)
 {
-    cJSON *o = mc_journal_node_json(nd);
+    cJSON *o = mc_search_node_json(nd, MC_NODE_JOURNAL);
 
     if (!o)
         return;
@@ -172,87 +121,14 @@ mc_journal_append(const char *path, const struct mc_search_node *nd,
     cJSON_Delete(o);
 }
 
-static const char *
-jstr(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double
-jnum(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-/* Member NAME of O when it is a number in [LO, HI], else DEF: a damaged
- * or crafted line (a journal, an entry's TRAJ) must not reach a cast to
- * an integer with 1e300 or inf. */
-static double
-jnum_in(const cJSON *o, const char *name, double lo, double hi, double def)
-{
-    double v = jnum(o, name);
-
-    return isfinite(v) && v >= lo && v <= hi ? v : def;
-}
-
-static int
-jbool(const cJSON *o, const char *name)
-{
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, name));
-}
-
 static int
 head_matches(const cJSON *o, const struct mc_journal_head *h)
 {
-    return !strcmp(jstr(o, "key"), h->key) &&
-           !strcmp(jstr(o, "strategy"), h->strategy) &&
-           !strcmp(jstr(o, "proposer"), h->proposer) &&
-           jnum(o, "budget") == (double)h->budget; /* no cast of 1e300 */
-}
-
-static enum mc_verdict
-verdict_of(const char *name)
-{
-    enum mc_verdict v = MC_VERDICT_REJECTED;
-    int k;
-
-    for (k = 0; k <= MC_VERDICT_REJECTED; k++)
-        if (!strcmp(name, mc_verdict_name((enum mc_verdict)k)))
-            v = (enum mc_verdict)k;
-    return v;
-}
-
-enum mc_code
-mc_journal_node_parse(const cJSON *o, struct mc_search_node *nd)
-{
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(o, "value");
-
-    nd->parent = (int)jnum_in(o, "parent", -1, INT_MAX, -1);
-    nd->depth = (int)jnum_in(o, "depth", 0, INT_MAX, 1);
-    nd->tag = (unsigned long)jnum_in(o, "tag", 0, 4294967295.0, 0);
-    nd->verdict = verdict_of(jstr(o, "verdict"));
-    nd->correct = jbool(o, "correct");
-    nd->compile_error = jbool(o, "compile_error");
-    nd->confirmed = jbool(o, "confirmed");
-    nd->speedup = jnum_in(o, "speedup", 0, 1e9, 0);
-    nd->reward = jnum_in(o, "reward", 0, 1e9, 0);
-    nd->u = jnum_in(o, "u", 0, 1e9, 0);
-    nd->fr = (int)jnum_in(o, "fr", 0, MC_ROLLOUT_BINS - 1, 0);
-    nd->ut = jnum_in(o, "ut", 0, MC_ROLLOUT_BINS - 1, 0);
-    nd->value = cJSON_IsNumber(value) && value->valuedouble >= 0 &&
-                        value->valuedouble <= MC_ROLLOUT_BINS - 1
-                    ? value->valuedouble
-                    : -1;
-    nd->label = mc_strdup(jstr(o, "label"));
-    nd->detail = mc_strdup(jstr(o, "detail"));
-    nd->critique = mc_strdup(jstr(o, "critique"));
-    nd->duplicate_of = (int)jnum_in(o, "duplicate_of", -1, INT_MAX, -1);
-    if (!nd->label || !nd->detail || !nd->critique ||
-        mc_buf_adds(&nd->code, jstr(o, "code")))
-        return MC_ENOMEM;
-    return MC_OK;
+    return !strcmp(mc_json_text(o, "key", SIZE_MAX), h->key) &&
+           !strcmp(mc_json_text(o, "strategy", SIZE_MAX), h->strategy) &&
+           !strcmp(mc_json_text(o, "proposer", SIZE_MAX), h->proposer) &&
+           mc_json_num_or(o, "budget", 0, DBL_MAX, -1) ==
+               (double)h->budget; /* no cast of 1e300 */
 }
 
 /* A new node at the end of *V (*N of them, room for *CAP), set up
@@ -286,18 +162,16 @@ add_node(struct mc_journal_log *log, const cJSON *o)
     nd = new_node(&log->nodes, &log->n, &log->cap);
     if (!nd)
         return MC_ENOMEM;
-    rc = mc_journal_node_parse(o, nd);
+    rc = mc_search_node_parse(o, nd);
     if (nd->parent >= (int)log->n - 1)
         nd->parent = -1;
     if (nd->duplicate_of >= (int)log->n - 1)
         nd->duplicate_of = -1;
     if (!rc)
-        rc = mc_usage_read(&log->usage,
-                           cJSON_GetObjectItemCaseSensitive(o, "usage"));
+        rc = mc_usage_read(&log->usage, mc_json_object(o, "usage"));
     if (!rc)
         rc = mc_usage_read(&log->value_usage,
-                           cJSON_GetObjectItemCaseSensitive(o,
-                                                            "value_usage"));
+                           mc_json_object(o, "value_usage"));
     return rc;
 }
 
@@ -357,7 +231,9 @@ add_line(struct mc_buf *out, cJSON *o)
 }
 
 enum mc_code
-mc_journal_trajectory(const struct mc_search *s, struct mc_buf *out)
+mc_trajectory_write(const struct mc_trajectory_head *h,
+                    const struct mc_search_node *nodes, size_t n,
+                    struct mc_buf *out)
 {
     cJSON *o = cJSON_CreateObject();
     enum mc_code rc;
@@ -366,20 +242,19 @@ mc_journal_trajectory(const struct mc_search *s, struct mc_buf *out)
     if (!o)
         return MC_ENOMEM;
     cJSON_AddNumberToObject(o, "maxcode_trajectory", 1);
-    cJSON_AddStringToObject(o, "key", s->key);
-    cJSON_AddStringToObject(o, "lang", mc_lang_get(s->t->lang)->key_name);
-    cJSON_AddStringToObject(o, "strategy", s->strategy);
-    cJSON_AddStringToObject(o, "proposer", s->prop->name);
-    cJSON_AddNumberToObject(o, "budget", (double)s->budget);
-    cJSON_AddStringToObject(o, "bins", mc_target_get(s->t, MC_OPT_BINS));
-    cJSON_AddNumberToObject(o, "gamma", s->gamma);
-    cJSON_AddStringToObject(o, "ranking", s->ranking ? s->ranking : "");
-    cJSON_AddStringToObject(o, "original", s->t->text.s ? s->t->text.s
-                                                         : "");
+    cJSON_AddStringToObject(o, "key", h->key);
+    cJSON_AddStringToObject(o, "lang", h->lang);
+    cJSON_AddStringToObject(o, "strategy", h->strategy);
+    cJSON_AddStringToObject(o, "proposer", h->proposer);
+    cJSON_AddNumberToObject(o, "budget", (double)h->budget);
+    cJSON_AddStringToObject(o, "bins", h->bins);
+    cJSON_AddNumberToObject(o, "gamma", h->gamma);
+    cJSON_AddStringToObject(o, "ranking", h->ranking ? h->ranking : "");
+    cJSON_AddStringToObject(o, "original", h->original ? h->original : "");
     rc = add_line(out, o);
     cJSON_Delete(o);
-    for (i = 0; !rc && i < s->n; i++) {
-        o = mc_journal_node_json(&s->nodes[i]);
+    for (i = 0; !rc && i < n; i++) {
+        o = mc_search_node_json(&nodes[i], MC_NODE_JOURNAL);
         rc = add_line(out, o);
         cJSON_Delete(o);
     }
@@ -415,18 +290,21 @@ mc_trajectory_release(struct mc_trajectory *t)
 static enum mc_code
 trajectory_head(const cJSON *o, struct mc_trajectory *t)
 {
-    t->key = mc_strdup(jstr(o, "key"));
-    t->lang = mc_strdup(jstr(o, "lang"));
-    t->strategy = mc_strdup(jstr(o, "strategy"));
-    t->proposer = mc_strdup(jstr(o, "proposer"));
-    t->bins = mc_strdup(jstr(o, "bins"));
-    t->ranking = mc_strdup(jstr(o, "ranking"));
-    t->budget = (size_t)jnum_in(o, "budget", 0, 1e6, 0);
-    t->gamma = jnum(o, "gamma");
+    const size_t any = SIZE_MAX; /* the original is a whole source */
+
+    t->key = mc_strdup(mc_json_text(o, "key", any));
+    t->lang = mc_strdup(mc_json_text(o, "lang", any));
+    t->strategy = mc_strdup(mc_json_text(o, "strategy", any));
+    t->proposer = mc_strdup(mc_json_text(o, "proposer", any));
+    t->bins = mc_strdup(mc_json_text(o, "bins", any));
+    t->ranking = mc_strdup(mc_json_text(o, "ranking", any));
+    t->budget = (size_t)mc_json_num_or(o, "budget", 0, 1e6, 0);
+    t->gamma = mc_json_num_or(o, "gamma", 0, 1, 1);
     if (!(t->gamma > 0 && t->gamma <= 1))
         t->gamma = 1;
     if (!t->key || !t->lang || !t->strategy || !t->proposer || !t->bins ||
-        !t->ranking || mc_buf_adds(&t->original, jstr(o, "original")))
+        !t->ranking ||
+        mc_buf_adds(&t->original, mc_json_text(o, "original", any)))
         return MC_ENOMEM;
     return MC_OK;
 }
@@ -440,7 +318,7 @@ trajectory_node(const cJSON *o, struct mc_trajectory *t)
     nd = new_node(&t->nodes, &t->n, &t->cap);
     if (!nd)
         return MC_ENOMEM;
-    if (mc_journal_node_parse(o, nd))
+    if (mc_search_node_parse(o, nd))
         return MC_ENOMEM;
     if (nd->parent >= (int)t->n - 1 || nd->parent < -1)
         nd->parent = -1;
@@ -470,7 +348,8 @@ mc_trajectory_parse(const char *text, size_t len, struct mc_trajectory *t,
         if (!cJSON_IsObject(o))
             rc = mc_err_set(err, MC_ESYNTAX, "trajectory line %zu is not "
                             "a JSON object", line);
-        else if (line == 1 && !jnum(o, "maxcode_trajectory"))
+        else if (line == 1 && !mc_json_num_or(o, "maxcode_trajectory",
+                                              -DBL_MAX, DBL_MAX, 0))
             rc = mc_err_set(err, MC_ESYNTAX, "the trajectory has no "
                             "header");
         else if (line == 1 && (rc = trajectory_head(o, t)))

@@ -9,14 +9,9 @@
  *   journal = header *node
  *   header  = {"maxcode_journal":1,"key":K,"strategy":S,"budget":B,
  *              "proposer":P}
- *   node    = {"parent":P,"depth":D,"tag":T,"label":L,"verdict":V,
- *              "correct":b,"compile_error":b,"confirmed":b,"speedup":x,
- *              "reward":x,"u":x,"fr":n,"ut":x,["value":x,]"detail":s,
- *              ["duplicate_of":n,]["load":[round...],]["load_changed":true,]
- *              "critique":s,"code":s["usage":usage]["value_usage":usage]}
- *   round   = {"before":sample,"after":sample,"repeats":n,"changed":b}
- *   sample  = {"running":x|null,"psi_some":x|null,"loadavg":x|null,
- *              "cpus":x|null}
+ *   node    = the journal form of a node (node.h: parent, depth, tag,
+ *             label, verdict, ..., load, critique, code), then
+ *             ["usage":usage]["value_usage":usage]
  *   usage   = see usage.h: the model usage so far (cumulative), on the
  *             lines of a proposer that has a cost (proposer=llm)
  *   value_usage = the same for a value model that has a cost (served)
@@ -40,7 +35,8 @@
 #ifndef MC_JOURNAL_H
 #define MC_JOURNAL_H
 
-#include "search.h"
+#include "buf.h"
+#include "node.h"
 #include "usage.h"
 
 /* What names a search: a journal of another is not resumed. */
@@ -93,15 +89,6 @@ void mc_journal_append(const char *path, const struct mc_search_node *nd,
                        const struct mc_usage *usage,
                        const struct mc_usage *value_usage);
 
-/* Node ND as a `node` object without usage, or NULL when out of memory;
- * the caller frees it with cJSON_Delete(). */
-struct cJSON *mc_journal_node_json(const struct mc_search_node *nd);
-
-/* Set ND (initialised) from the `node` object O; its parent is taken as
- * it is (the caller checks it). MC_ENOMEM. */
-enum mc_code mc_journal_node_parse(const struct cJSON *o,
-                                   struct mc_search_node *nd);
-
 /*
  * The trajectory of a search as its cache entry keeps it (the TRAJ
  * section, cache.h), so that rollouts, reports and other machines work
@@ -124,9 +111,20 @@ struct mc_trajectory {
     size_t n, cap;
 };
 
-/* S's trajectory, appended to OUT. MC_ENOMEM. */
-enum mc_code mc_journal_trajectory(const struct mc_search *s,
-                                   struct mc_buf *out);
+/* What a trajectory's header says, as its writer is given it: the
+ * strings are borrowed (RANKING and ORIGINAL may be NULL: ""). */
+struct mc_trajectory_head {
+    const char *key, *lang, *strategy, *proposer, *bins, *ranking;
+    size_t budget;
+    double gamma;
+    const char *original;
+};
+
+/* The trajectory of header H and the N NODES, appended to OUT (the
+ * search's is written by mc_manifest_traj(), manifest.h). MC_ENOMEM. */
+enum mc_code mc_trajectory_write(const struct mc_trajectory_head *h,
+                                 const struct mc_search_node *nodes,
+                                 size_t n, struct mc_buf *out);
 
 void mc_trajectory_init(struct mc_trajectory *t);
 void mc_trajectory_release(struct mc_trajectory *t);

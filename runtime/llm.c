@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "file.h"
 #include "hash.h"
+#include "json.h"
 #include "log.h"
 #include "spawn.h"
 
@@ -333,11 +334,14 @@ exchange_hash(const struct mc_llm *l, const struct mc_llm_req *q,
 static double
 num_of(const cJSON *o, const char *name)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 &&
-                   v->valuedouble <= 9007199254740992.0
-               ? v->valuedouble
-               : 0;
+    return mc_json_num_or(o, name, 0, MC_JSON_INT_MAX, 0);
+}
+
+/* Member NAME of O as a string (at most an answer's size), else "". */
+static const char *
+str_of(const cJSON *o, const char *name)
+{
+    return mc_json_text(o, name, ANSWER_MAX);
 }
 
 /* Choices 2, 3, ... of CHOICES into R's extra texts. */
@@ -385,54 +389,46 @@ mc_llm_parse_answer(const struct mc_llm *l, const struct mc_llm_req *q,
                     const char *body, size_t len, struct mc_llm_resp *r)
 {
     cJSON *o = cJSON_ParseWithLength(body, len);
-    const cJSON *usage, *v;
+    const cJSON *usage;
     const char *stop = "";
 
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
         return -1;
     }
-    usage = cJSON_GetObjectItemCaseSensitive(o, "usage");
+    usage = mc_json_object(o, "usage");
     mc_buf_reset(&r->text);
     if (l->api == MC_LLM_OPENAI) {
-        const cJSON *choices = cJSON_GetObjectItemCaseSensitive(o, "choices");
-        const cJSON *c0 = cJSON_GetArrayItem(choices, 0), *msg;
+        const cJSON *choices = mc_json_array(o, "choices");
+        const cJSON *c0 = cJSON_GetArrayItem(choices, 0);
 
-        if (!cJSON_IsArray(choices)) {
+        if (!choices) {
             cJSON_Delete(o);
             return -1;
         }
         r->tokens_in = (unsigned long long)num_of(usage, "prompt_tokens");
         r->tokens_out =
             (unsigned long long)num_of(usage, "completion_tokens");
-        msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
-        v = cJSON_GetObjectItemCaseSensitive(msg, "content");
-        if (cJSON_IsString(v))
-            mc_buf_adds(&r->text, v->valuestring);
-        v = cJSON_GetObjectItemCaseSensitive(c0, "finish_reason");
-        if (cJSON_IsString(v))
-            stop = v->valuestring;
+        mc_buf_adds(&r->text,
+                    str_of(mc_json_object(c0, "message"),
+                           "content"));
+        stop = str_of(c0, "finish_reason");
         extra_choices(choices, r);
         if (q->logprobs)
             top_logprobs(c0, r);
     } else {
-        const cJSON *content = cJSON_GetObjectItemCaseSensitive(o, "content");
+        const cJSON *content = mc_json_array(o, "content");
         const cJSON *block;
 
-        if (!cJSON_IsArray(content)) {
+        if (!content) {
             cJSON_Delete(o);
             return -1;
         }
         r->tokens_in = (unsigned long long)num_of(usage, "input_tokens");
         r->tokens_out = (unsigned long long)num_of(usage, "output_tokens");
-        cJSON_ArrayForEach(block, content) {
-            v = cJSON_GetObjectItemCaseSensitive(block, "text");
-            if (cJSON_IsString(v))
-                mc_buf_adds(&r->text, v->valuestring);
-        }
-        v = cJSON_GetObjectItemCaseSensitive(o, "stop_reason");
-        if (cJSON_IsString(v))
-            stop = v->valuestring;
+        cJSON_ArrayForEach(block, content)
+            mc_buf_adds(&r->text, str_of(block, "text"));
+        stop = str_of(o, "stop_reason");
     }
     r->truncated = !q->logprobs &&
                    (!strcmp(stop, "length") || !strcmp(stop, "max_tokens"));
@@ -488,22 +484,18 @@ static int
 exchange_matches(const struct mc_llm *l, const cJSON *o, const char *api,
                  const struct mc_llm_req *q)
 {
-    const cJSON *v;
+    const char *tag, *a, *purpose, *model;
+    double ordinal;
 
-    v = cJSON_GetObjectItemCaseSensitive(o, "tag");
-    if (!cJSON_IsString(v) || strcmp(v->valuestring, l->tag ? l->tag : ""))
-        return 0;
-    v = cJSON_GetObjectItemCaseSensitive(o, "api");
-    if (!cJSON_IsString(v) || strcmp(v->valuestring, api))
-        return 0;
-    v = cJSON_GetObjectItemCaseSensitive(o, "purpose");
-    if (!cJSON_IsString(v) || strcmp(v->valuestring, q->purpose))
-        return 0;
-    v = cJSON_GetObjectItemCaseSensitive(o, "model");
-    if (!cJSON_IsString(v) || strcmp(v->valuestring, q->model))
-        return 0;
-    v = cJSON_GetObjectItemCaseSensitive(o, "ordinal");
-    return cJSON_IsNumber(v) && v->valuedouble == (double)q->ordinal;
+    return !mc_json_str(o, "tag", ANSWER_MAX, &tag) &&
+           !strcmp(tag, l->tag ? l->tag : "") &&
+           !mc_json_str(o, "api", ANSWER_MAX, &a) && !strcmp(a, api) &&
+           !mc_json_str(o, "purpose", ANSWER_MAX, &purpose) &&
+           !strcmp(purpose, q->purpose) &&
+           !mc_json_str(o, "model", ANSWER_MAX, &model) &&
+           !strcmp(model, q->model) &&
+           !mc_json_double(o, "ordinal", 0, MC_JSON_INT_MAX, &ordinal) &&
+           ordinal == (double)q->ordinal;
 }
 
 /* The recorded answer for Q (hash HEX) into ANSWER: 0, or -1. */

@@ -9,11 +9,9 @@
 #include "report.h"
 #include "alloc.h"
 #include "html.h"
+#include "manifest.h"
 
 #include <cjson/cJSON.h>
-
-/* The largest figure read from a manifest (see num_member). */
-#define NUM_MAX 1e12
 
 /* ---- the model ---- */
 
@@ -58,72 +56,33 @@ mc_report_release(struct mc_report *r)
     r->n = r->cap = 0;
 }
 
-/* Member NAME of O as a string copy ("" when it is not a string). */
-static char *
-dup_member(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-
-    return mc_strdup(cJSON_IsString(v) ? v->valuestring : "");
-}
-
-/* Member NAME of O as a number, or DFLT when it is not one in [0,
- * NUM_MAX]: every figure the report reads is a count, a time or a
- * speedup, and an entry from another machine may hold inf or -1e300,
- * which must not reach a cast to an integer or the plot's scale. */
-static double
-num_member(const cJSON *o, const char *name, double dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 &&
-                   v->valuedouble <= NUM_MAX
-               ? v->valuedouble
-               : dflt;
-}
-
-/* The confirmed speedup's interval of manifest M into T, when M has
- * one (report.h names the members). */
-static void
-read_interval(const cJSON *m, struct mc_report_target *t)
-{
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(m, "speedup_interval");
-
-    t->low = t->high = -1;
-    if (cJSON_GetArraySize(a) == 2 &&
-        cJSON_IsNumber(cJSON_GetArrayItem(a, 0)) &&
-        cJSON_IsNumber(cJSON_GetArrayItem(a, 1))) {
-        t->low = cJSON_GetArrayItem(a, 0)->valuedouble;
-        t->high = cJSON_GetArrayItem(a, 1)->valuedouble;
-    }
-    if (!(t->low > 0 && t->high >= t->low && t->high <= NUM_MAX))
-        t->low = t->high = -1;
-}
-
 /* The figures of manifest M into T. MC_ENOMEM. */
 static enum mc_code
 read_manifest(const cJSON *m, struct mc_report_target *t)
 {
-    t->source = dup_member(m, "source");
-    t->status = dup_member(m, "status");
-    t->reason = dup_member(m, "reason");
-    t->strategy = dup_member(m, "strategy");
-    t->proposer = dup_member(m, "proposer");
-    t->model = dup_member(m, "model");
-    t->metric = dup_member(m, "metric");
-    t->created = dup_member(m, "created");
-    t->best_label = dup_member(m, "best");
-    t->ranking = dup_member(m, "ranking");
-    t->speedup = num_member(m, "speedup", 1);
-    t->baseline = num_member(m, "baseline_seconds", -1);
-    t->seconds = num_member(m, "search_seconds", -1);
-    t->candidates = (size_t)num_member(m, "candidates", 0);
-    t->correct = (size_t)num_member(m, "correct_candidates", 0);
-    t->usage.requests = (unsigned long long)num_member(m, "llm_requests", 0);
-    t->usage.tokens_in = (unsigned long long)num_member(m, "tokens_in", 0);
-    t->usage.tokens_out = (unsigned long long)num_member(m, "tokens_out", 0);
-    t->usage.cost = num_member(m, "cost", 0);
-    read_interval(m, t);
+    t->source = mc_strdup(mc_manifest_str(m, "source"));
+    t->status = mc_strdup(mc_manifest_str(m, "status"));
+    t->reason = mc_strdup(mc_manifest_str(m, "reason"));
+    t->strategy = mc_strdup(mc_manifest_str(m, "strategy"));
+    t->proposer = mc_strdup(mc_manifest_str(m, "proposer"));
+    t->model = mc_strdup(mc_manifest_str(m, "model"));
+    t->metric = mc_strdup(mc_manifest_str(m, "metric"));
+    t->created = mc_strdup(mc_manifest_str(m, "created"));
+    t->best_label = mc_strdup(mc_manifest_str(m, "best"));
+    t->ranking = mc_strdup(mc_manifest_str(m, "ranking"));
+    t->speedup = mc_manifest_num(m, "speedup", 1);
+    t->baseline = mc_manifest_num(m, "baseline_seconds", -1);
+    t->seconds = mc_manifest_num(m, "search_seconds", -1);
+    t->candidates = (size_t)mc_manifest_num(m, "candidates", 0);
+    t->correct = (size_t)mc_manifest_num(m, "correct_candidates", 0);
+    t->usage.requests =
+        (unsigned long long)mc_manifest_num(m, "llm_requests", 0);
+    t->usage.tokens_in =
+        (unsigned long long)mc_manifest_num(m, "tokens_in", 0);
+    t->usage.tokens_out =
+        (unsigned long long)mc_manifest_num(m, "tokens_out", 0);
+    t->usage.cost = mc_manifest_num(m, "cost", 0);
+    mc_manifest_interval(m, &t->low, &t->high);
     if (!t->source || !t->status || !t->reason || !t->strategy ||
         !t->proposer || !t->model || !t->metric || !t->created ||
         !t->best_label || !t->ranking)

@@ -24,25 +24,6 @@
 
 /* ---- nodes ---- */
 
-void
-mc_search_node_init(struct mc_search_node *nd)
-{
-    memset(nd, 0, sizeof(*nd));
-    mc_buf_init(&nd->code);
-    nd->parent = -1;
-    nd->value = -1;
-    nd->duplicate_of = -1;
-}
-
-void
-mc_search_node_release(struct mc_search_node *nd)
-{
-    mc_free(nd->label);
-    mc_free(nd->detail);
-    mc_free(nd->critique);
-    mc_buf_release(&nd->code);
-}
-
 /* A new node from proposal P, taking its label, code and detail. */
 static struct mc_search_node *
 add_node(struct mc_search *s, struct mc_proposal *p)

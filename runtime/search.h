@@ -37,6 +37,7 @@
 #include "eval.h"
 #include "llm.h"
 #include "builtin.h"
+#include "node.h"
 #include "rollout.h"
 #include "target.h"
 
@@ -44,26 +45,6 @@ struct mc_proposer;
 struct mc_valuer;
 struct mc_strategy;
 struct mc_ranker;
-
-struct mc_search_node {
-    int parent, depth;
-    unsigned long tag;
-    char *label;
-    struct mc_buf code;
-    enum mc_verdict verdict;
-    int correct, compile_error, confirmed;
-    double speedup, reward, u;
-    int fr;                   /* f_r, the reward bin */
-    double ut, value;         /* binned u; the value model's, or -1 */
-    int duplicate_of;         /* the earlier node with this code but for
-                               * whitespace, whose judgement it took
-                               * without a build or a run; or -1 */
-    char *detail, *critique;
-    size_t load_rounds;       /* the timing's rounds (0: not timed), */
-    struct mc_load_round load[MC_TIMING_ROUNDS]; /* the load around
-                               * each (journal "load"; not read back) */
-    int load_changed;         /* a round was kept with its load changed */
-};
 
 /*
  * The executor: judge TEXT (LEN bytes), as mc_eval_candidate() does with
@@ -179,10 +160,5 @@ struct mc_llm_usage mc_search_cost(const struct mc_search *s);
  * strategies and proposers read; the caller frees it with mc_free().
  * NULL when out of memory. */
 struct mc_prop_node *mc_search_view(const struct mc_search *s);
-
-/* Set ND up as an empty node from the original; release it with
- * mc_search_node_release(). */
-void mc_search_node_init(struct mc_search_node *nd);
-void mc_search_node_release(struct mc_search_node *nd);
 
 #endif /* MC_SEARCH_H */

@@ -6,6 +6,7 @@
 #include "mc_setup.h"
 #include "usage.h"
 #include "alloc.h"
+#include "json.h"
 
 #include <cjson/cJSON.h>
 
@@ -119,11 +120,7 @@ mc_usage_write(const struct mc_usage *u, cJSON *o)
 static double
 num(const cJSON *o, const char *name)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 &&
-                   v->valuedouble <= 9007199254740992.0
-               ? v->valuedouble
-               : 0;
+    return mc_json_num_or(o, name, 0, MC_JSON_INT_MAX, 0);
 }
 
 static void
@@ -138,7 +135,7 @@ read_counts(const cJSON *o, struct mc_llm_usage *c)
 enum mc_code
 mc_usage_read(struct mc_usage *u, const cJSON *o)
 {
-    const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "models"), *m;
+    const cJSON *all = mc_json_object(o, "models"), *m;
 
     mc_usage_release(u);
     read_counts(o, &u->total);

@@ -424,6 +424,65 @@ test_journal__trajectory_parse_distrusts_numbers(void)
     mc_trajectory_release(&t);
 }
 
+/* Node 2 of the fixture in its two forms (node.h), byte for byte: the
+ * journal's (and TRAJ's) and the manifest's trajectory item, which
+ * names the label "variant" and orders confirmed after speedup. */
+static void
+test_node__two_forms(void)
+{
+    struct mc_search_node nd;
+    cJSON *j, *m;
+    char *jt, *mt;
+
+    fixture_node(&nd, 2);
+    nd.value = 2.5;
+    nd.duplicate_of = 0;
+    j = mc_search_node_json(&nd, MC_NODE_JOURNAL);
+    m = mc_search_node_json(&nd, MC_NODE_MANIFEST);
+    jt = j ? cJSON_PrintUnformatted(j) : NULL;
+    mt = m ? cJSON_PrintUnformatted(m) : NULL;
+    is_str(jt, "{\"parent\":1,\"depth\":3,\"tag\":84,"
+           "\"label\":\"O3+unroll(4)\",\"verdict\":\"correct\","
+           "\"correct\":true,\"compile_error\":false,"
+           "\"confirmed\":true,\"speedup\":3.75,\"reward\":3.75,"
+           "\"u\":3.75,\"fr\":0,\"ut\":0,\"value\":2.5,\"detail\":\"\","
+           "\"duplicate_of\":0,\"critique\":\"memory-bound: \\\"fuse\\\" "
+           "the loops \xc3\xa9\",\"code\":\"int main(void) { return 2; "
+           "}\\n\"}", "the journal form");
+    is_str(mt, "{\"parent\":1,\"variant\":\"O3+unroll(4)\","
+           "\"verdict\":\"correct\",\"speedup\":3.75,\"confirmed\":true,"
+           "\"u\":3.75,\"fr\":0,\"ut\":0,\"value\":2.5,\"duplicate_of\":0,"
+           "\"critique\":\"memory-bound: \\\"fuse\\\" the loops "
+           "\xc3\xa9\"}", "the manifest form");
+    cJSON_free(jt);
+    cJSON_free(mt);
+    cJSON_Delete(j);
+    cJSON_Delete(m);
+    mc_search_node_release(&nd);
+}
+
+/* The members a node line may leave out read as their defaults: a node
+ * without "duplicate_of" is no duplicate (it read as a duplicate of
+ * node 0 before node.c), one without "value" was not scored. */
+static void
+test_node__missing_members(void)
+{
+    struct mc_search_node nd;
+    cJSON *o = cJSON_Parse("{\"parent\":0,\"depth\":2,\"label\":\"x\"}");
+
+    mc_search_node_init(&nd);
+    is_long(mc_search_node_parse(o, &nd), MC_OK, "parse");
+    is_long(nd.duplicate_of, -1, "no duplicate_of: -1");
+    ok(nd.value == -1, "no value: -1");
+    is_long(nd.parent, 0, "parent 0");
+    is_long(nd.depth, 2, "depth 2");
+    is_long(nd.verdict, MC_VERDICT_REJECTED, "no verdict: rejected");
+    is_str(nd.label, "x", "the label");
+    is_str(nd.code.s, "", "no code: empty");
+    cJSON_Delete(o);
+    mc_search_node_release(&nd);
+}
+
 int
 main(void)
 {
@@ -443,6 +502,8 @@ main(void)
     TAP_RUN(test_journal__parent_names_an_earlier_node);
     TAP_RUN(test_journal__usage_json);
     TAP_RUN(test_journal__trajectory_parse_distrusts_numbers);
+    TAP_RUN(test_node__two_forms);
+    TAP_RUN(test_node__missing_members);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
