@@ -43,6 +43,7 @@
 #include "native.h"
 #include "paths.h"
 #include "prompt.h"
+#include "proposer.h"
 #include "remote.h"
 #include "sign.h"
 #include "spawn.h"
@@ -211,11 +212,10 @@ static void
 manifest_usage(cJSON *m, const struct mc_search *s)
 {
     struct mc_usage p = MC_USAGE_INIT, v = MC_USAGE_INIT;
-    int costs = s && s->use_llm, vcosts;
+    int costs = s && s->prop && s->prop->cost && s->prop->cost(s, &p);
+    int vcosts;
     cJSON *obj;
 
-    if (costs)
-        mc_usage_view(&p, &s->llm);
     vcosts = s && s->valuer && s->valuer->cost &&
              s->valuer->cost(s, s->valuer_state, &v);
     cJSON_AddNumberToObject(m, "llm_requests",

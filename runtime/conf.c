@@ -8,6 +8,8 @@
 #include "alloc.h"
 #include "buf.h"
 #include "log.h"
+#include "proposer.h"
+#include "strategy.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -15,7 +17,7 @@
 enum kind {
     K_STRING, /* any text */
     K_PATH,   /* non-empty text */
-    K_ENUM,   /* one of CHOICES */
+    K_ENUM,   /* one of CHOICES, or of NAMES */
     K_LIST,   /* a set drawn from CHOICES, joined by spaces, '+' or ',' */
     K_INT,    /* an integer in [MIN, MAX] */
     K_FLOAT,  /* a number >= MIN */
@@ -32,6 +34,9 @@ struct def {
     const char *choices; /* K_ENUM, K_LIST: space-separated */
     double min, max;
     const char *help;
+    /* K_ENUM: the I-th choice, NULL past the last, where a registry
+     * holds them (strategy.h, proposer.h): CHOICES is then NULL. */
+    const char *(*names)(size_t i);
 };
 
 static const struct def defs[MC_SET__COUNT] = {
@@ -91,10 +96,10 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_BUDGET] = {"MAXCODE_BUDGET", "budget", K_INT, "16", NULL, 1,
                        100000, "most candidates to evaluate per target"},
     [MC_SET_STRATEGY] = {"MAXCODE_STRATEGY", "strategy", K_ENUM, "cuda-llm",
-                         "flat effi-learner cuda-llm gvf", 0, 0,
-                         "search strategy"},
+                         NULL, 0, 0, "search strategy", mc_strategy_name},
     [MC_SET_PROPOSER] = {"MAXCODE_PROPOSER", "proposer", K_ENUM, "auto",
-                         "llm builtin auto", 0, 0, "who writes variants"},
+                         NULL, 0, 0, "who writes variants",
+                         mc_proposer_name},
     [MC_SET_METRIC] = {"MAXCODE_METRIC", "metric", K_ENUM, "time",
                        "time instructions", 0, 0, "what is minimised"},
     [MC_SET_MIN_SPEEDUP] = {"MAXCODE_MIN_SPEEDUP", "min-speedup", K_FLOAT,
@@ -232,6 +237,38 @@ is_choice(const char *choices, const char *word, size_t len)
     return 0;
 }
 
+/* Is WORD (of length LEN) one of D's choices? */
+static int
+is_choice_of(const struct def *d, const char *word, size_t len)
+{
+    const char *name;
+    size_t i;
+
+    if (!d->names)
+        return is_choice(d->choices, word, len);
+    for (i = 0; (name = d->names(i)) != NULL; i++)
+        if (strlen(name) == len && !strncmp(name, word, len))
+            return 1;
+    return 0;
+}
+
+/* D's choices, space-separated, in BUF of SIZE bytes (cut to fit) or
+ * static storage. */
+static const char *
+choices_of(const struct def *d, char *buf, size_t size)
+{
+    const char *name;
+    size_t i, len = 0;
+
+    if (!d->names)
+        return d->choices;
+    buf[0] = '\0';
+    for (i = 0; (name = d->names(i)) != NULL && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "",
+                                name);
+    return buf;
+}
+
 int
 mc_conf_parse_size(const char *s, unsigned long long *out)
 {
@@ -323,7 +360,7 @@ mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
               struct mc_err *err)
 {
     const struct def *d = &defs[id];
-    char expected[160];
+    char expected[160], list[128];
     unsigned long long size;
     char *end;
 
@@ -338,8 +375,9 @@ mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
             return bad_value(d, value, where, "a non-empty path", err);
         return MC_OK;
     case K_ENUM:
-        if (!is_choice(d->choices, value, strlen(value))) {
-            snprintf(expected, sizeof(expected), "one of: %s", d->choices);
+        if (!is_choice_of(d, value, strlen(value))) {
+            snprintf(expected, sizeof(expected), "one of: %s",
+                     choices_of(d, list, sizeof(list)));
             return bad_value(d, value, where, expected, err);
         }
         return MC_OK;

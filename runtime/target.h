@@ -233,9 +233,13 @@ enum mc_code mc_target_override_build(struct mc_target *t, const char *cc,
 void mc_target_drop_ignored(const struct mc_target *t, struct mc_buf *b);
 
 /*
- * Who writes T's variants: "llm" for proposer=llm, and for proposer=auto
+ * The name of who writes T's variants: proposer= as given, and for
+ * proposer=auto the first proposer of the registry that takes T ("llm"
  * when a model endpoint (MAXCODE_LLM_URL) or a replay directory
- * (MAXCODE_LLM_REPLAY) is configured; "builtin" otherwise.
+ * (MAXCODE_LLM_REPLAY) is configured, "builtin" otherwise). Never
+ * another proposer's name: a name the registry lacks comes back as
+ * given, and mc_proposer_find() of it is NULL. Static storage or T's.
+ * Defined in proposer.c, beside the registry (mc_proposer_of()).
  */
 const char *mc_target_proposer(const struct mc_target *t);
 

@@ -15,7 +15,11 @@
 #include <math.h>
 #include <sys/stat.h>
 
-/* The registry, in order of preference. */
+/* The registry, in order of preference: one row per value model, each
+ * defined in its own file (value_NAME.c) and declared beside its row. */
+extern const struct mc_valuer mc_valuer_served;  /* value_served.c */
+extern const struct mc_valuer mc_valuer_builtin; /* value_builtin.c */
+
 static const struct mc_valuer *const valuers[] = {
     &mc_valuer_served,
     &mc_valuer_builtin,
