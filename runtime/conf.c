@@ -17,7 +17,7 @@
 enum kind {
     K_STRING, /* any text */
     K_PATH,   /* non-empty text */
-    K_ENUM,   /* one of CHOICES, or of NAMES */
+    K_ENUM,   /* one of CHOICES, or of a registry's names (below) */
     K_LIST,   /* a set drawn from CHOICES, joined by spaces, '+' or ',' */
     K_INT,    /* an integer in [MIN, MAX] */
     K_FLOAT,  /* a number >= MIN */
@@ -34,9 +34,6 @@ struct def {
     const char *choices; /* K_ENUM, K_LIST: space-separated */
     double min, max;
     const char *help;
-    /* K_ENUM: the I-th choice, NULL past the last, where a registry
-     * holds them (strategy.h, proposer.h): CHOICES is then NULL. */
-    const char *(*names)(size_t i);
 };
 
 static const struct def defs[MC_SET__COUNT] = {
@@ -96,10 +93,9 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_BUDGET] = {"MAXCODE_BUDGET", "budget", K_INT, "16", NULL, 1,
                        100000, "most candidates to evaluate per target"},
     [MC_SET_STRATEGY] = {"MAXCODE_STRATEGY", "strategy", K_ENUM, "cuda-llm",
-                         NULL, 0, 0, "search strategy", mc_strategy_name},
+                         NULL, 0, 0, "search strategy"},
     [MC_SET_PROPOSER] = {"MAXCODE_PROPOSER", "proposer", K_ENUM, "auto",
-                         NULL, 0, 0, "who writes variants",
-                         mc_proposer_name},
+                         NULL, 0, 0, "who writes variants"},
     [MC_SET_METRIC] = {"MAXCODE_METRIC", "metric", K_ENUM, "time",
                        "time instructions", 0, 0, "what is minimised"},
     [MC_SET_MIN_SPEEDUP] = {"MAXCODE_MIN_SPEEDUP", "min-speedup", K_FLOAT,
@@ -150,6 +146,19 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_RUN_MEMORY] = {"MAXCODE_RUN_MEMORY", NULL, K_SIZE, "4G", NULL,
                            0, 0, "memory bound of each run of candidate "
                            "code (cgroup, else rlimits)"},
+};
+
+/* The I-th name of a registry, NULL past the last. */
+typedef const char *(*names_fn)(size_t i);
+
+/* The K_ENUM settings whose choices are a registry's names, in its
+ * order. Their CHOICES in defs[] are NULL. */
+static const struct {
+    enum mc_setting_id id;
+    names_fn names;
+} registry_names[] = {
+    {MC_SET_STRATEGY, mc_strategy_name},
+    {MC_SET_PROPOSER, mc_proposer_name},
 };
 
 static const char *const origin_names[] = {
@@ -237,33 +246,47 @@ is_choice(const char *choices, const char *word, size_t len)
     return 0;
 }
 
-/* Is WORD (of length LEN) one of D's choices? */
-static int
-is_choice_of(const struct def *d, const char *word, size_t len)
+/* The registry that names the choices of setting ID, or NULL. */
+static names_fn
+names_of(enum mc_setting_id id)
 {
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(registry_names); i++)
+        if (registry_names[i].id == id)
+            return registry_names[i].names;
+    return NULL;
+}
+
+/* Is WORD (of length LEN) one of setting ID's choices? */
+static int
+is_choice_of(enum mc_setting_id id, const char *word, size_t len)
+{
+    names_fn names = names_of(id);
     const char *name;
     size_t i;
 
-    if (!d->names)
-        return is_choice(d->choices, word, len);
-    for (i = 0; (name = d->names(i)) != NULL; i++)
+    if (!names)
+        return is_choice(defs[id].choices, word, len);
+    for (i = 0; (name = names(i)) != NULL; i++)
         if (strlen(name) == len && !strncmp(name, word, len))
             return 1;
     return 0;
 }
 
-/* D's choices, space-separated, in BUF of SIZE bytes (cut to fit) or
- * static storage. */
+/* Setting ID's choices, space-separated: static storage, or BUF of SIZE
+ * bytes (cut to fit). */
 static const char *
-choices_of(const struct def *d, char *buf, size_t size)
+choices_of(enum mc_setting_id id, char *buf, size_t size)
 {
+    names_fn names = names_of(id);
     const char *name;
     size_t i, len = 0;
 
-    if (!d->names)
-        return d->choices;
+    if (!names)
+        return defs[id].choices;
     buf[0] = '\0';
-    for (i = 0; (name = d->names(i)) != NULL && len < size; i++)
+    for (i = 0; (name = names(i)) != NULL && len < size; i++)
         len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "",
                                 name);
     return buf;
@@ -375,9 +398,9 @@ mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
             return bad_value(d, value, where, "a non-empty path", err);
         return MC_OK;
     case K_ENUM:
-        if (!is_choice_of(d, value, strlen(value))) {
+        if (!is_choice_of(id, value, strlen(value))) {
             snprintf(expected, sizeof(expected), "one of: %s",
-                     choices_of(d, list, sizeof(list)));
+                     choices_of(id, list, sizeof(list)));
             return bad_value(d, value, where, expected, err);
         }
         return MC_OK;

@@ -56,8 +56,8 @@ mc_value_open(struct mc_search *s)
         mc_buf_adds(&s->ranking_note, "no value model: MAXCODE_GVF_URL is "
                     "not set and this cache has none trained (maxcode gvf "
                     "train)");
-    mc_info("%s: strategy=gvf ranks by measured reward: %s", s->t->source,
-            s->ranking_note.s);
+    mc_info("%s: strategy=%s ranks by measured reward: %s", s->t->source,
+            s->strategy, s->ranking_note.s);
     return mc_buf_status(&s->ranking_note);
 }
 
