@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * target.h: one marked unit. It checks the options of
- * $(maxcode SOURCE[, KEY=VALUE]...) (DESIGN 1.2) before any work starts,
- * expands the `link` and `inputs` lists, and computes the content key.
+ * $(maxcode SOURCE[, KEY=VALUE]...) (DESIGN 1.2) before any work starts
+ * (target.c), expands the `link` and `inputs` lists and resolves the
+ * build (target_resolve.c), and computes the content key (key.c).
  *
  * Options whose default is a setting (budget, strategy, proposer, metric,
  * min-speedup, fields, critique) live in the target's own copy of the

@@ -15,7 +15,6 @@
 #include "buf.h"
 #include "compdb.h"
 #include "paths.h"
-#include "spawn.h"
 #include "tree.h"
 
 #include <glob.h>
