@@ -181,6 +181,9 @@ hash_options(struct mc_hash *h, const struct mc_target *t,
     if (!p)
         return mc_err_set(err, MC_ECONFIG, "unknown proposer '%s'",
                           mc_target_get(t, MC_OPT_PROPOSER));
+    if (!p->identity)
+        return mc_err_set(err, MC_EINTERNAL, "proposer '%s' has no identity "
+                          "operation: what would its key hold?", p->name);
     if (!s)
         return mc_err_set(err, MC_ECONFIG, "unknown strategy '%s'",
                           strategy);

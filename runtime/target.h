@@ -153,9 +153,10 @@ struct mc_key_versions {
     const char *prompt_version; /* the prompt templates' version
                                  * (mc_prompt_version()); hashed only
                                  * for a model-driven search */
-    /* What names the value model of a strategy=gvf search, into OUT
-     * (value.h: mc_value_identity()); hashed only for gvf. NULL: none
-     * is hashed. */
+    /* What names the value model of a search that ranks by values
+     * (strategy=gvf), into OUT (value.h: mc_value_identity()); hashed
+     * only for a strategy whose ranker ranks by values (ranker.h).
+     * NULL: none is hashed. */
     enum mc_code (*value_model)(const struct mc_target *t,
                                 struct mc_buf *out);
 };
@@ -166,13 +167,17 @@ struct mc_key_versions {
  * (mc_compiler_identity() under T's MAXCODE_COMPILER_CHECK, remembered
  * under its MAXCODE_CACHE_DIR), the GPU or the native architecture
  * where they apply, flags, link files, inputs, and every option's
- * effective value (DESIGN 1.2), the model, and for a model-driven
- * search the API, the critic model and V's prompt version. Names of
- * files (SOURCE, link, inputs) written as absolute paths inside the
- * current directory are hashed relative to it, so a checkout keys the
- * same wherever it is. T->compiler and T->flags must be set. With
- * TRACE, each field is logged (verbose). A NULL V or a NULL field of V
- * is MC_EINTERNAL; a compiler check command that fails is MC_EINVAL.
+ * effective value (DESIGN 1.2), the model, then what T's proposer and
+ * its strategy's ranker say their output depends on (their identity:
+ * proposer.h, ranker.h; for a model-driven search the API, the critic
+ * model and V's prompt version, for a ranker by values V's value
+ * model). Names of files (SOURCE, link, inputs) written as absolute
+ * paths inside the current directory are hashed relative to it, so a
+ * checkout keys the same wherever it is. T->compiler and T->flags must
+ * be set. With TRACE, each field is logged (verbose). A NULL V or a NULL
+ * field of V is MC_EINTERNAL; a compiler check command that fails is
+ * MC_EINVAL; a proposer= or strategy= that no registry row has (the
+ * option checks refuse them first) is MC_ECONFIG. Defined in key.c.
  */
 enum mc_code mc_target_key_with(const struct mc_target *t,
                                 const struct mc_key_versions *v, int trace,
