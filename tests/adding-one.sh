@@ -157,9 +157,11 @@ add_proposer () {
     '^static const struct mc_proposer \*const proposers\[\] = \{' \
     'extern const struct mc_proposer mc_proposer_fixed;' \
     '    &mc_proposer_fixed,' &&
-  sed -i 's|^\([[:space:]]*\)runtime/proposer\.c runtime/proposer\.h \\$|&\n\1runtime/proposer_fixed.c \\|' \
-    "$tree/Makefile.am" &&
-  grep -q 'runtime/proposer_fixed\.c' "$tree/Makefile.am"
+  awk '{ print }
+       /runtime\/proposer\.c runtime\/proposer\.h \\$/ {
+         print "\truntime/proposer_fixed.c \\"; done = 1 }
+       END { exit !done }' "$tree/Makefile.am" >"$tree/Makefile.am.new" &&
+  mv "$tree/Makefile.am.new" "$tree/Makefile.am"
 }
 
 # ---- a strategy: one row ----
@@ -227,8 +229,8 @@ project () {
 	}
 	EOF
   echo "1 2 3" >"$1/t/a.in" && echo "4 6" >"$1/t/b.in" &&
-  printf 'load %s\nprog: $(maxcode src/hot.c, inputs=t/*.in%s)\n\t$(CC) -o $@ $^\n' \
-    "$plugin" "$2" >"$1/Makefile"
+  printf 'load %s\nprog: $(maxcode src/hot.c, inputs=t/*.in%s)\n%b\n' \
+    "$plugin" "$2" '\t$(CC) -o $@ $^' >"$1/Makefile"
 }
 
 # Every search here is short and wins nothing; its own cache, its own
@@ -298,13 +300,16 @@ check "strategy=gvf-flat: make builds, the search asks for a value model" \
 check "its manifest says how it ranked (no value model here: reward)" \
   json "$work/gvfflat/show.json" \
   'd.get("ranking") == "reward" and "value model" in d.get("ranking_note", "")'
-url=http://127.0.0.1:9/v1
+# served MODEL: a served value model's settings (never asked: keys only).
+served () {
+  echo MAXCODE_GVF_URL=http://127.0.0.1:9/v1 MAXCODE_GVF_MODEL=$1
+}
 check "the value model's identity changes the key of strategy=gvf-flat" \
-  differ "$(key ", strategy=gvf-flat" MAXCODE_GVF_URL=$url MAXCODE_GVF_MODEL=v1)" \
-         "$(key ", strategy=gvf-flat" MAXCODE_GVF_URL=$url MAXCODE_GVF_MODEL=v2)"
+  differ "$(key ", strategy=gvf-flat" $(served v1))" \
+         "$(key ", strategy=gvf-flat" $(served v2))"
 check "as it does not for strategy=flat, which ranks by reward" \
-  same "$(key ", strategy=flat" MAXCODE_GVF_URL=$url MAXCODE_GVF_MODEL=v1)" \
-       "$(key ", strategy=flat" MAXCODE_GVF_URL=$url MAXCODE_GVF_MODEL=v2)"
+  same "$(key ", strategy=flat" $(served v1))" \
+       "$(key ", strategy=flat" $(served v2))"
 
 # ---- the storage backend serves a hit ----
 
