@@ -8,6 +8,8 @@
 #include "alloc.h"
 #include "buf.h"
 #include "log.h"
+#include "proposer.h"
+#include "strategy.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -15,7 +17,7 @@
 enum kind {
     K_STRING, /* any text */
     K_PATH,   /* non-empty text */
-    K_ENUM,   /* one of CHOICES */
+    K_ENUM,   /* one of CHOICES, or of a registry's names (below) */
     K_LIST,   /* a set drawn from CHOICES, joined by spaces, '+' or ',' */
     K_INT,    /* an integer in [MIN, MAX] */
     K_FLOAT,  /* a number >= MIN */
@@ -92,10 +94,9 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_BUDGET] = {"MAXCODE_BUDGET", "budget", K_INT, "16", NULL, 1,
                        100000, "most candidates to evaluate per target"},
     [MC_SET_STRATEGY] = {"MAXCODE_STRATEGY", "strategy", K_ENUM, "cuda-llm",
-                         "flat effi-learner cuda-llm gvf", 0, 0,
-                         "search strategy"},
+                         NULL, 0, 0, "search strategy"},
     [MC_SET_PROPOSER] = {"MAXCODE_PROPOSER", "proposer", K_ENUM, "auto",
-                         "llm builtin auto", 0, 0, "who writes variants"},
+                         NULL, 0, 0, "who writes variants"},
     [MC_SET_METRIC] = {"MAXCODE_METRIC", "metric", K_ENUM, "time",
                        "time instructions", 0, 0, "what is minimised"},
     [MC_SET_MIN_SPEEDUP] = {"MAXCODE_MIN_SPEEDUP", "min-speedup", K_FLOAT,
@@ -146,6 +147,19 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_RUN_MEMORY] = {"MAXCODE_RUN_MEMORY", NULL, K_SIZE, "4G", NULL,
                            0, 0, "memory bound of each run of candidate "
                            "code (cgroup, else rlimits)"},
+};
+
+/* The I-th name of a registry, NULL past the last. */
+typedef const char *(*names_fn)(size_t i);
+
+/* The K_ENUM settings whose choices are a registry's names, in its
+ * order. Their CHOICES in defs[] are NULL. */
+static const struct {
+    enum mc_setting_id id;
+    names_fn names;
+} registry_names[] = {
+    {MC_SET_STRATEGY, mc_strategy_name},
+    {MC_SET_PROPOSER, mc_proposer_name},
 };
 
 static const char *const origin_names[] = {
@@ -231,6 +245,52 @@ is_choice(const char *choices, const char *word, size_t len)
         p += strspn(p, " ");
     }
     return 0;
+}
+
+/* The registry that names the choices of setting ID, or NULL. */
+static names_fn
+names_of(enum mc_setting_id id)
+{
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(registry_names); i++)
+        if (registry_names[i].id == id)
+            return registry_names[i].names;
+    return NULL;
+}
+
+/* Is WORD (of length LEN) one of setting ID's choices? */
+static int
+is_choice_of(enum mc_setting_id id, const char *word, size_t len)
+{
+    names_fn names = names_of(id);
+    const char *name;
+    size_t i;
+
+    if (!names)
+        return is_choice(defs[id].choices, word, len);
+    for (i = 0; (name = names(i)) != NULL; i++)
+        if (strlen(name) == len && !strncmp(name, word, len))
+            return 1;
+    return 0;
+}
+
+/* Setting ID's choices, space-separated: static storage, or BUF of SIZE
+ * bytes (cut to fit). */
+static const char *
+choices_of(enum mc_setting_id id, char *buf, size_t size)
+{
+    names_fn names = names_of(id);
+    const char *name;
+    size_t i, len = 0;
+
+    if (!names)
+        return defs[id].choices;
+    buf[0] = '\0';
+    for (i = 0; (name = names(i)) != NULL && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "",
+                                name);
+    return buf;
 }
 
 int
@@ -324,7 +384,7 @@ mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
               struct mc_err *err)
 {
     const struct def *d = &defs[id];
-    char expected[160];
+    char expected[160], list[128];
     unsigned long long size;
     char *end;
 
@@ -339,8 +399,9 @@ mc_conf_check(enum mc_setting_id id, const char *value, const char *where,
             return bad_value(d, value, where, "a non-empty path", err);
         return MC_OK;
     case K_ENUM:
-        if (!is_choice(d->choices, value, strlen(value))) {
-            snprintf(expected, sizeof(expected), "one of: %s", d->choices);
+        if (!is_choice_of(id, value, strlen(value))) {
+            snprintf(expected, sizeof(expected), "one of: %s",
+                     choices_of(id, list, sizeof(list)));
             return bad_value(d, value, where, expected, err);
         }
         return MC_OK;

@@ -30,11 +30,10 @@ static void
 manifest_usage(cJSON *m, const struct mc_search *s)
 {
     struct mc_usage p = MC_USAGE_INIT, v = MC_USAGE_INIT;
-    int costs = s && s->use_llm, vcosts;
+    int costs = s && s->prop && s->prop->cost && s->prop->cost(s, &p);
+    int vcosts;
     cJSON *obj;
 
-    if (costs)
-        mc_usage_view(&p, &s->llm);
     vcosts = s && s->valuer && s->valuer->cost &&
              s->valuer->cost(s, s->valuer_state, &v);
     cJSON_AddNumberToObject(m, "llm_requests",

@@ -15,16 +15,20 @@
  *            in the paper; flat proposals 8 at a time; a round's
  *            critic calls go out together; max-tokens and max-cost
  *
- * A new proposer is one file defining one `const struct mc_proposer`,
- * its extern line below and one row in the registry (proposer.c), with
- * its name among the proposer= values.
+ * A new proposer is one file defining one `const struct mc_proposer`
+ * and one row in the registry (proposer.c), where its extern line sits
+ * beside the row. Its name is then a proposer= value (the settings
+ * table asks the registry) and its identity operation puts what its
+ * output depends on into the content key.
  */
 #ifndef MC_PROPOSER_H
 #define MC_PROPOSER_H
 
 #include "buf.h"
+#include "hash.h"
 #include "status.h"
 #include "strategy.h"
+#include "target.h"
 #include "usage.h"
 
 struct mc_search;
@@ -49,8 +53,9 @@ struct mc_proposals {
 
 /*
  * The operations. S is the search (search.h); the proposer keeps its own
- * state in S->prop_state. Only NAME, K, K_FLAT, INIT, RELEASE, PROPOSE
- * and CRITIQUE are required; a NULL operation does nothing.
+ * state in S->prop_state. Only NAME, K, K_FLAT, IDENTITY, INIT,
+ * RELEASE, PROPOSE and CRITIQUE are required; a NULL operation does
+ * nothing.
  */
 struct mc_proposer {
     const char *name;      /* the proposer= value; the journal's */
@@ -62,6 +67,21 @@ struct mc_proposer {
      * between candidates. */
     int critique_together;
 
+    /*
+     * Add to H, the content key of target T, what the proposer's output
+     * depends on beyond the options (every option's value is hashed
+     * already): its name and version where they are not implied, the
+     * model's API, the critic model, the prompt version V->prompt_version
+     * (key.h), ... A proposer whose output changes (another prompt,
+     * another knob table) changes what it hashes here, so that the
+     * entries of the old one are not served.
+     */
+    void (*identity)(const struct mc_target *t,
+                     const struct mc_key_versions *v, struct mc_hash *h);
+    /* Non-zero when proposer=auto takes this proposer for T (its
+     * endpoint is configured, ...); auto takes the first proposer of the
+     * registry that says so. NULL: auto never takes it. */
+    int (*automatic)(const struct mc_target *t);
     /* Set up S->prop_state for S (S->t, S->ev, S->key set). On failure
      * RELEASE still runs. */
     enum mc_code (*init)(struct mc_search *s, struct mc_err *err);
@@ -96,11 +116,24 @@ struct mc_proposer {
     void (*explain)(const struct mc_search *s, struct mc_buf *reason);
 };
 
-extern const struct mc_proposer mc_proposer_builtin;
-extern const struct mc_proposer mc_proposer_llm;
-
 /* The proposer called NAME, or NULL when there is none. */
 const struct mc_proposer *mc_proposer_find(const char *name);
+
+/*
+ * The I-th value that proposer= takes: the registry's names in its order,
+ * then "auto"; NULL past the last. The settings table (conf.c) checks
+ * proposer= and MAXCODE_PROPOSER against these. Static storage.
+ */
+const char *mc_proposer_name(size_t i);
+
+/*
+ * The proposer that writes T's variants: the registry's row named by
+ * proposer=, or for proposer=auto the first row whose AUTOMATIC says yes
+ * for T. NULL when proposer= names no row (the settings table refuses
+ * such a name where it is given, so only a target built around the
+ * checks sees NULL). mc_target_proposer() (target.h) is its name.
+ */
+const struct mc_proposer *mc_proposer_of(const struct mc_target *t);
 
 void mc_proposals_init(struct mc_proposals *p);
 /* Free the labels, codes and details of P's candidates; P is empty. */

@@ -13,6 +13,42 @@
 #include "search.h"
 #include "value.h"
 
+/*
+ * The version of what the built-in proposer proposes: the knob table
+ * (propose.c), how it chooses from it and how it renders a knob set.
+ * Bump it when a change makes other variants, so that the cache stops
+ * serving the old ones. Version 1 hashes nothing: the keys made before
+ * the proposer had an identity stay valid.
+ */
+#define BUILTIN_VERSION 1
+
+/* The key's part of a built-in search: BUILTIN_VERSION from 2 on. The
+ * proposer reads no setting that the options do not already key. */
+static void
+builtin_identity(const struct mc_target *t, const struct mc_key_versions *v,
+                 struct mc_hash *h)
+{
+#if BUILTIN_VERSION > 1
+    char n[16];
+
+    snprintf(n, sizeof(n), "%d", BUILTIN_VERSION);
+    mc_hash_field_str(h, "builtin-version", n);
+#else
+    (void)h;
+#endif
+    (void)t;
+    (void)v;
+}
+
+/* proposer=auto falls back on the built-in proposer: it needs nothing
+ * configured. */
+static int
+builtin_automatic(const struct mc_target *t)
+{
+    (void)t;
+    return 1;
+}
+
 /* The profile of the original on the user's inputs into P (a gcov
  * build: GCC's C and C++ only). Without one the proposer goes by the
  * code alone, and says so. Returns 1 when there is a profile. */
@@ -222,6 +258,8 @@ const struct mc_proposer mc_proposer_builtin = {
     .k = 4,
     .k_flat = 1, /* one at a time: each learns from the last */
     .critique_together = 0,
+    .identity = builtin_identity,
+    .automatic = builtin_automatic,
     .init = builtin_init,
     .release = builtin_release,
     .propose = builtin_propose,

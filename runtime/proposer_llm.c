@@ -37,6 +37,33 @@ struct llm_state {
     int capped;               /* max-tokens or max-cost stopped it */
 };
 
+/* ---- identity ---- */
+
+/* The key's part of a model-driven search: the name ("auto" may stand
+ * for it), the endpoint's API, the critic model and the prompts'
+ * version (the model itself is keyed for every proposer). */
+static void
+llm_identity(const struct mc_target *t, const struct mc_key_versions *v,
+             struct mc_hash *h)
+{
+    const char *critic = mc_conf_get(&t->conf, MC_SET_CRITIC_MODEL);
+
+    mc_hash_field_str(h, "proposer-resolved", "llm");
+    mc_hash_field_str(h, "llm-api", mc_conf_get(&t->conf, MC_SET_LLM_API));
+    mc_hash_field_str(h, "critic-model",
+                      *critic ? critic : mc_conf_get(&t->conf, MC_SET_MODEL));
+    mc_hash_field_str(h, "prompt-version", v->prompt_version);
+}
+
+/* proposer=auto takes the model when an endpoint or a replay directory
+ * is configured. */
+static int
+llm_automatic(const struct mc_target *t)
+{
+    return *mc_conf_get(&t->conf, MC_SET_LLM_URL) ||
+           *mc_conf_get(&t->conf, MC_SET_LLM_REPLAY);
+}
+
 /* ---- set-up ---- */
 
 static enum mc_code
@@ -598,6 +625,8 @@ const struct mc_proposer mc_proposer_llm = {
     .k = 8, /* as in the paper */
     .k_flat = 8,
     .critique_together = 1,
+    .identity = llm_identity,
+    .automatic = llm_automatic,
     .init = llm_init,
     .release = llm_release,
     .propose = llm_propose,

@@ -5,6 +5,7 @@
  */
 #include "mc_setup.h"
 #include "ranker.h"
+#include "buf.h"
 
 static int
 pick_reward(const struct mc_ranker *r, const struct mc_prop_node *nodes,
@@ -21,7 +22,10 @@ pick_reward(const struct mc_ranker *r, const struct mc_prop_node *nodes,
     return best;
 }
 
-const struct mc_ranker mc_ranker_reward = {"reward", pick_reward};
+static const struct mc_ranker ranker_reward = {
+    .name = "reward",
+    .pick = pick_reward,
+};
 
 /* The correct node with the highest value (the higher reward among
  * equal values, then the first); by reward when no correct node has a
@@ -45,12 +49,18 @@ pick_value(const struct mc_ranker *r, const struct mc_prop_node *nodes,
     return best >= 0 ? best : pick_reward(r, nodes, n);
 }
 
-const struct mc_ranker mc_ranker_value = {"gvf", pick_value};
+static const struct mc_ranker ranker_value = {
+    .name = "gvf",
+    .values = 1,
+    .pick = pick_value,
+};
 
-/* The registry: one row per ranker. */
+/* The registry: one row per ranker. One defined in its own file
+ * (ranker_NAME.c) is declared here, beside its row:
+ *   extern const struct mc_ranker mc_ranker_NAME;  (ranker_NAME.c) */
 static const struct mc_ranker *const rankers[] = {
-    &mc_ranker_reward,
-    &mc_ranker_value,
+    &ranker_reward,
+    &ranker_value,
 };
 
 const struct mc_ranker *
@@ -62,4 +72,24 @@ mc_ranker_find(const char *name)
         if (!strcmp(rankers[i]->name, name))
             return rankers[i];
     return NULL;
+}
+
+int
+mc_ranker_values(const struct mc_ranker *r)
+{
+    return r->values;
+}
+
+void
+mc_ranker_identity(const struct mc_ranker *r, const struct mc_target *t,
+                   const struct mc_key_versions *v, struct mc_hash *h)
+{
+    struct mc_buf id = MC_BUF_INIT;
+
+    if (!mc_ranker_values(r) || !v->value_model)
+        return;
+    /* Out of memory hashes "": a key, if not the usual one. */
+    v->value_model(t, &id);
+    mc_hash_field_str(h, "value-model", id.s ? id.s : "");
+    mc_buf_release(&id);
 }

@@ -101,7 +101,7 @@ mc_search_init_with(struct mc_search *s, const struct mc_proposer *prop,
     if (!s->prop)
         return mc_err_set(err, MC_ECONFIG, "unknown proposer '%s'",
                           proposer);
-    if (!strcmp(s->strat->ranker, "gvf") && mc_value_open(s))
+    if (mc_ranker_values(s->ranker) && mc_value_open(s))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     return s->prop->init(s, err);
 }

@@ -78,6 +78,12 @@ mc_strategy_find(const char *name)
     return NULL;
 }
 
+const char *
+mc_strategy_name(size_t i)
+{
+    return i < MC_ARRAY_SIZE(strategies) ? strategies[i].name : NULL;
+}
+
 void
 mc_strategy_plan(const struct mc_strategy *s, const struct mc_plan_in *in,
                  struct mc_plan *out)

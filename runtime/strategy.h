@@ -31,7 +31,10 @@
  *   gvf           cuda-llm's plan, expanding the node the gvf ranker
  *                 picks: the highest value (value.h), else by reward
  *
- * A new strategy is one plan function and one row.
+ * A new strategy is one row, with a plan function of its own or one of
+ * those above, and the name of the ranker it expands by: its name is
+ * then a strategy= value (the settings table asks the registry), and
+ * its ranker says what the content key holds for it (ranker.h).
  */
 #ifndef MC_STRATEGY_H
 #define MC_STRATEGY_H
@@ -71,6 +74,13 @@ struct mc_strategy {
 
 /* The strategy called NAME, or NULL when there is none. */
 const struct mc_strategy *mc_strategy_find(const char *name);
+
+/*
+ * The name of the I-th strategy of the registry, NULL past the last: the
+ * values strategy= takes, in order. The settings table (conf.c) checks
+ * strategy= and MAXCODE_STRATEGY against these. Static storage.
+ */
+const char *mc_strategy_name(size_t i);
 
 /*
  * The next round's plan of strategy S from IN (IN->n < IN->budget), into

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * target.h: one marked unit. It checks the options of
- * $(maxcode SOURCE[, KEY=VALUE]...) (DESIGN 1.2) before any work starts,
- * expands the `link` and `inputs` lists, and computes the content key.
+ * $(maxcode SOURCE[, KEY=VALUE]...) (DESIGN 1.2) before any work starts
+ * (target.c), expands the `link` and `inputs` lists and resolves the
+ * build (target_resolve.c), and computes the content key (key.c).
  *
  * Options whose default is a setting (budget, strategy, proposer, metric,
  * min-speedup, fields, critique) live in the target's own copy of the
@@ -152,9 +153,10 @@ struct mc_key_versions {
     const char *prompt_version; /* the prompt templates' version
                                  * (mc_prompt_version()); hashed only
                                  * for a model-driven search */
-    /* What names the value model of a strategy=gvf search, into OUT
-     * (value.h: mc_value_identity()); hashed only for gvf. NULL: none
-     * is hashed. */
+    /* What names the value model of a search that ranks by values
+     * (strategy=gvf), into OUT (value.h: mc_value_identity()); hashed
+     * only for a strategy whose ranker ranks by values (ranker.h).
+     * NULL: none is hashed. */
     enum mc_code (*value_model)(const struct mc_target *t,
                                 struct mc_buf *out);
 };
@@ -165,13 +167,17 @@ struct mc_key_versions {
  * (mc_compiler_identity() under T's MAXCODE_COMPILER_CHECK, remembered
  * under its MAXCODE_CACHE_DIR), the GPU or the native architecture
  * where they apply, flags, link files, inputs, and every option's
- * effective value (DESIGN 1.2), the model, and for a model-driven
- * search the API, the critic model and V's prompt version. Names of
- * files (SOURCE, link, inputs) written as absolute paths inside the
- * current directory are hashed relative to it, so a checkout keys the
- * same wherever it is. T->compiler and T->flags must be set. With
- * TRACE, each field is logged (verbose). A NULL V or a NULL field of V
- * is MC_EINTERNAL; a compiler check command that fails is MC_EINVAL.
+ * effective value (DESIGN 1.2), the model, then what T's proposer and
+ * its strategy's ranker say their output depends on (their identity:
+ * proposer.h, ranker.h; for a model-driven search the API, the critic
+ * model and V's prompt version, for a ranker by values V's value
+ * model). Names of files (SOURCE, link, inputs) written as absolute
+ * paths inside the current directory are hashed relative to it, so a
+ * checkout keys the same wherever it is. T->compiler and T->flags must
+ * be set. With TRACE, each field is logged (verbose). A NULL V or a NULL
+ * field of V is MC_EINTERNAL; a compiler check command that fails is
+ * MC_EINVAL; a proposer= or strategy= that no registry row has (the
+ * option checks refuse them first) is MC_ECONFIG. Defined in key.c.
  */
 enum mc_code mc_target_key_with(const struct mc_target *t,
                                 const struct mc_key_versions *v, int trace,
@@ -233,9 +239,13 @@ enum mc_code mc_target_override_build(struct mc_target *t, const char *cc,
 void mc_target_drop_ignored(const struct mc_target *t, struct mc_buf *b);
 
 /*
- * Who writes T's variants: "llm" for proposer=llm, and for proposer=auto
+ * The name of who writes T's variants: proposer= as given, and for
+ * proposer=auto the first proposer of the registry that takes T ("llm"
  * when a model endpoint (MAXCODE_LLM_URL) or a replay directory
- * (MAXCODE_LLM_REPLAY) is configured; "builtin" otherwise.
+ * (MAXCODE_LLM_REPLAY) is configured, "builtin" otherwise). Never
+ * another proposer's name: a name the registry lacks comes back as
+ * given, and mc_proposer_find() of it is NULL. Static storage or T's.
+ * Defined in proposer.c, beside the registry (mc_proposer_of()).
  */
 const char *mc_target_proposer(const struct mc_target *t);
 

@@ -15,7 +15,11 @@
 #include <math.h>
 #include <sys/stat.h>
 
-/* The registry, in order of preference. */
+/* The registry, in order of preference: one row per value model, each
+ * defined in its own file (value_NAME.c) and declared beside its row. */
+extern const struct mc_valuer mc_valuer_served;  /* value_served.c */
+extern const struct mc_valuer mc_valuer_builtin; /* value_builtin.c */
+
 static const struct mc_valuer *const valuers[] = {
     &mc_valuer_served,
     &mc_valuer_builtin,
@@ -52,8 +56,8 @@ mc_value_open(struct mc_search *s)
         mc_buf_adds(&s->ranking_note, "no value model: MAXCODE_GVF_URL is "
                     "not set and this cache has none trained (maxcode gvf "
                     "train)");
-    mc_info("%s: strategy=gvf ranks by measured reward: %s", s->t->source,
-            s->ranking_note.s);
+    mc_info("%s: strategy=%s ranks by measured reward: %s", s->t->source,
+            s->strategy, s->ranking_note.s);
     return mc_buf_status(&s->ranking_note);
 }
 

@@ -58,9 +58,6 @@ struct mc_valuer {
     void (*restore)(struct mc_search *s, void *state, struct mc_usage *u);
 };
 
-extern const struct mc_valuer mc_valuer_served;
-extern const struct mc_valuer mc_valuer_builtin;
-
 /*
  * Open the first value model of the registry that is configured for S
  * (strategy=gvf), setting S->valuer and S->valuer_state, or none: S's

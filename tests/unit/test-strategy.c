@@ -6,10 +6,13 @@
  * (K = 4, flat one at a time) and the model's (K = 8), a proposer that
  * skips a slot, and that the rounds add up to exactly the budget. Each
  * strategy's rounds are spelt out, so two strategies given the same plan
- * fail here. Also the rankers by reward and by value.
+ * fail here. Also the rankers by reward and by value, and that the
+ * registries' names are the values strategy= and proposer= take.
  */
 #include "mc_setup.h"
 #include "buf.h"
+#include "conf.h"
+#include "proposer.h"
 #include "ranker.h"
 #include "strategy.h"
 #include "tap.h"
@@ -170,16 +173,56 @@ test_strategy__lookup(void)
 {
     ok(mc_strategy_find("cuda-llm") != NULL, "cuda-llm is a strategy");
     ok(mc_strategy_find("beam") == NULL, "an unknown name is none");
-    ok(mc_ranker_find("reward") == &mc_ranker_reward, "the reward ranker");
-    ok(mc_ranker_find("gvf") == &mc_ranker_value, "the value ranker");
+    ok(mc_ranker_find("reward") && !mc_ranker_values(mc_ranker_find(
+           "reward")), "the reward ranker, which needs no value model");
+    ok(mc_ranker_find("gvf") && mc_ranker_values(mc_ranker_find("gvf")),
+       "the value ranker, which needs one");
     ok(mc_ranker_find("value") == NULL, "an unknown ranker is none");
+}
+
+/* The registries are the only lists of names: the settings table takes
+ * exactly their names, and each row is whole. */
+static void
+test_strategy__registries_name_the_values(void)
+{
+    struct mc_err err = MC_ERR_INIT;
+    const char *name;
+    size_t i;
+    int all = 1;
+
+    for (i = 0; (name = mc_strategy_name(i)) != NULL; i++) {
+        const struct mc_strategy *st = mc_strategy_find(name);
+
+        all &= st != NULL && mc_ranker_find(st->ranker) != NULL;
+        all &= mc_conf_check(MC_SET_STRATEGY, name, NULL, &err) == MC_OK;
+    }
+    is_long((long)i, 4, "four strategies");
+    ok(all, "each is a strategy= value with a ranker");
+    is_str(mc_strategy_name(0), "flat", "in the registry's order");
+    ok(mc_conf_check(MC_SET_STRATEGY, "beam", NULL, &err) == MC_ECONFIG &&
+           strstr(err.msg, "one of: flat effi-learner cuda-llm gvf"),
+       "another name is refused, with the registry's names");
+    all = 1;
+    for (i = 0; (name = mc_proposer_name(i)) != NULL; i++) {
+        const struct mc_proposer *p = mc_proposer_find(name);
+
+        all &= mc_conf_check(MC_SET_PROPOSER, name, NULL, &err) == MC_OK;
+        if (strcmp(name, "auto"))
+            all &= p != NULL && p->identity != NULL && p->init != NULL &&
+                   p->propose != NULL;
+    }
+    ok(all, "each proposer= value is a whole proposer, or auto");
+    mc_err_clear(&err);
+    ok(mc_conf_check(MC_SET_PROPOSER, "fixed", NULL, &err) == MC_ECONFIG &&
+           strstr(err.msg, "one of: llm builtin auto"),
+       "an unknown proposer is refused, with the registry's names");
 }
 
 static void
 test_strategy__ranker_by_reward(void)
 {
     struct mc_prop_node v[4];
-    const struct mc_ranker *r = &mc_ranker_reward;
+    const struct mc_ranker *r = mc_ranker_find("reward");
 
     memset(v, 0, sizeof(v));
     is_long(r->pick(r, v, 4), -1, "no correct node: the original");
@@ -198,7 +241,7 @@ static void
 test_strategy__ranker_by_value(void)
 {
     struct mc_prop_node v[4];
-    const struct mc_ranker *r = &mc_ranker_value;
+    const struct mc_ranker *r = mc_ranker_find("gvf");
     int i;
 
     memset(v, 0, sizeof(v));
@@ -229,6 +272,7 @@ main(void)
     TAP_RUN(test_strategy__gvf);
     TAP_RUN(test_strategy__every_budget_is_exact);
     TAP_RUN(test_strategy__lookup);
+    TAP_RUN(test_strategy__registries_name_the_values);
     TAP_RUN(test_strategy__ranker_by_reward);
     TAP_RUN(test_strategy__ranker_by_value);
     return tap_done();

@@ -352,6 +352,87 @@ test_target__key_versions(void)
     mc_target_release(&t);
 }
 
+/* The value model of golden_key(): a fixed identity. */
+static enum mc_code
+golden_value(const struct mc_target *t, struct mc_buf *out)
+{
+    (void)t;
+    mc_buf_adds(out, "stub-model");
+    return mc_buf_status(out);
+}
+
+/* The key of hot.c with ARGS (NULL-terminated) and the settings ENV
+ * (name, value pairs, NULL-terminated), a fixed compiler identity and
+ * fixed versions, into HEX ("" when it fails). */
+static void
+golden_key(char **args, const char *const *env, char hex[MC_KEY_HEX + 1])
+{
+    struct mc_key_versions v = {"1", "p1-golden", golden_value};
+    struct mc_err err = MC_ERR_INIT;
+    enum mc_setting_id id;
+    struct mc_target t;
+    struct mc_conf c;
+    size_t n = 0;
+
+    hex[0] = '\0';
+    while (args[n])
+        n++;
+    mc_conf_init(&c, NULL);
+    mc_conf_set(&c, MC_SET_COMPILER_CHECK, "string:golden", MC_FROM_ENV,
+                NULL, &err);
+    for (; env && env[0]; env += 2)
+        if (mc_conf_lookup(env[0], 0, &id) == 0)
+            mc_conf_set(&c, id, env[1], MC_FROM_ENV, NULL, &err);
+    if (mc_target_parse(&t, "hot.c", args, n, &c, &err) == MC_OK) {
+        t.compiler = mc_strdup("cc");
+        mc_strv_push(&t.flags, "-O2");
+        if (mc_target_key_with(&t, &v, 0, hex, &err))
+            hex[0] = '\0';
+    }
+    mc_target_release(&t);
+    mc_conf_release(&c);
+}
+
+/*
+ * The fields a key hashes, by name, order and value, for the built-in
+ * and the model's proposers and the strategies: these keys were computed
+ * before the proposers and rankers said what they add to a key (their
+ * identity operations), and an entry stored then must still be found.
+ * A change here is a change of every user's keys: bump the entry format
+ * instead, or make sure it is meant.
+ */
+static void
+test_target__key_fields_unchanged(void)
+{
+    char *none[] = {NULL};
+    char *llm[] = {"proposer=llm", NULL};
+    char *gvf[] = {"strategy=gvf", NULL};
+    char *flat[] = {"strategy=flat", NULL};
+    static const char *const llm_env[] = {
+        "MAXCODE_LLM_API", "anthropic", "MAXCODE_MODEL", "m1",
+        "MAXCODE_CRITIC_MODEL", "c1", NULL};
+    static const char *const url_env[] = {
+        "MAXCODE_LLM_URL", "http://127.0.0.1:9/v1", "MAXCODE_MODEL", "m1",
+        NULL};
+    char hex[MC_KEY_HEX + 1];
+
+    golden_key(none, NULL, hex);
+    is_str(hex, "c3738a363cd148ed7f02375551ab5bff", "proposer=auto, builtin");
+    golden_key(llm, NULL, hex);
+    is_str(hex, "efb11178f2ed6ae55975b85305a27f66", "proposer=llm");
+    golden_key(llm, llm_env, hex);
+    is_str(hex, "39b81ccd2ee76645ac9363b43409dbb6",
+           "proposer=llm, its API, model and critic");
+    golden_key(none, url_env, hex);
+    is_str(hex, "34908c13f3f9820b90361be52334997f",
+           "proposer=auto with an endpoint: llm");
+    golden_key(gvf, NULL, hex);
+    is_str(hex, "71351d7b7d2012d39d03bfe2e0122b58",
+           "strategy=gvf, with its value model");
+    golden_key(flat, NULL, hex);
+    is_str(hex, "db9e45d8575be75f4113b6083b08b95f", "strategy=flat");
+}
+
 static void
 test_target__vpath(void)
 {
@@ -413,6 +494,7 @@ main(void)
     TAP_RUN(test_target__files_as_expanded);
     TAP_RUN(test_target__key_with_text_in_memory);
     TAP_RUN(test_target__key_versions);
+    TAP_RUN(test_target__key_fields_unchanged);
     TAP_RUN(test_target__vpath);
     snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
     if (system(cmd))

@@ -1,0 +1,323 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# adding-one.sh [TREE]: doc/ARCHITECTURE.md's "Adding one" table, tried.
+# In a scratch copy of TREE (default: this checkout; git ls-files, so a
+# git checkout), it adds
+#   - a proposer: one new file, runtime/proposer_fixed.c (the original
+#     code with a comment), its row (and extern line) in proposers[] and
+#     its name in Makefile.am's sources;
+#   - a strategy: one row {"gvf-flat", "gvf", plan_flat} in strategies[]:
+#     the gvf ranker with the flat plan;
+#   - a storage backend: add_backend below, to come with the storage
+#     interface (issue 26, item 3);
+# builds the copy and checks that proposer=fixed runs the new proposer
+# (its manifest and journal say so), that its identity is in the key
+# (proposer=fixed and builtin key apart, and the fixed proposer's
+# version changes its key), and that strategy=gvf-flat searches with a
+# value model that is in its key (the value model's identity changes
+# the key, as it does not for strategy=flat).
+# It prints "ok N - ..." or "not ok N - ..." per check and exits non-zero
+# when one fails. It runs as its own CI step (.ci/run), not in make
+# check: it builds a second tree (a few minutes on two cores).
+set -u
+
+top=$(cd "${1:-$(dirname "$0")/..}" && pwd) || exit 1
+work=$(mktemp -d "${TMPDIR:-/tmp}/mc-adding-one.XXXXXX") || exit 1
+keep=${MC_ADDING_ONE_KEEP:-}
+cleanup () {
+  if [ -n "$keep" ]; then echo "# kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+tree=$work/tree
+n=0
+failed=0
+
+# check NAME CMD...: one result line.
+check () {
+  local name=$1; shift
+  n=$((n + 1))
+  if "$@" >>"$work/checks.log" 2>&1; then
+    echo "ok $n - $name"
+  else
+    echo "not ok $n - $name"
+    failed=$((failed + 1))
+  fi
+}
+
+# bail WHY: the copy cannot be built or checked; nothing further runs.
+bail () {
+  echo "Bail out! $1"
+  [ -f "$work/build.log" ] && tail -n 30 "$work/build.log"
+  exit 1
+}
+
+# ---- the scratch copy ----
+
+mkdir -p "$tree" &&
+  git -C "$top" ls-files -co --exclude-standard -z |
+  (cd "$top" && xargs -0 cp --parents -P -t "$tree" 2>/dev/null)
+[ -f "$tree/runtime/proposer.c" ] || bail "cannot copy $top (a git checkout?)"
+edited="runtime/proposer.c runtime/strategy.c Makefile.am"
+mkdir -p "$work/orig" && (cd "$tree" && cp --parents $edited "$work/orig") ||
+  bail "cannot keep the tables as they were"
+
+# insert_in FILE TABLE-LINE-RE TEXT-BEFORE ROW: TEXT-BEFORE goes before
+# the line that opens the table (matching the awk regular expression
+# TABLE-LINE-RE) and ROW before the "};" that closes it.
+insert_in () {
+  awk -v re="$2" -v before="$3" -v row="$4" '
+    $0 ~ re { if (before != "") print before; intable = 1 }
+    intable && $0 == "};" { print row; intable = 0; done = 1 }
+    { print }
+    END { exit !done }' "$1" >"$1.new" && mv "$1.new" "$1"
+}
+
+# ---- a proposer: one new file, one row ----
+
+add_proposer () {
+  cat >"$tree/runtime/proposer_fixed.c" <<-\EOF &&
+	/* SPDX-License-Identifier: GPL-3.0-or-later */
+	/*
+	 * proposer_fixed.c: a proposer that proposes the original with a
+	 * comment, as tests/adding-one.sh adds it.
+	 */
+	#include "mc_setup.h"
+	#include "proposer.h"
+	#include "alloc.h"
+	#include "eval.h"
+	#include "search.h"
+
+	#define FIXED_VERSION "1"
+
+	static void
+	fixed_identity(const struct mc_target *t,
+	               const struct mc_key_versions *v, struct mc_hash *h)
+	{
+	    (void)t;
+	    (void)v;
+	    mc_hash_field_str(h, "proposer-resolved", "fixed");
+	    mc_hash_field_str(h, "fixed-version", FIXED_VERSION);
+	}
+
+	static enum mc_code
+	fixed_init(struct mc_search *s, struct mc_err *err)
+	{
+	    (void)s;
+	    (void)err;
+	    return MC_OK;
+	}
+
+	static void
+	fixed_release(struct mc_search *s)
+	{
+	    (void)s;
+	}
+
+	static enum mc_code
+	fixed_propose(struct mc_search *s, const struct mc_plan *plan,
+	              struct mc_proposals *out, struct mc_err *err)
+	{
+	    const struct mc_buf *orig = &s->ev->orig_text;
+	    size_t i;
+
+	    for (i = 0; i < plan->want && i < plan->n; i++) {
+	        struct mc_proposal *p = &out->v[out->n++];
+
+	        p->parent = plan->slot[i].parent;
+	        p->label = mc_strdup("fixed");
+	        mc_buf_add(&p->code, orig->s, orig->len);
+	        mc_buf_addf(&p->code, "\n/* fixed %zu */\n", s->n + i);
+	        if (!p->label || mc_buf_status(&p->code))
+	            return mc_err_set(err, MC_ENOMEM, "out of memory");
+	    }
+	    return MC_OK;
+	}
+
+	static void
+	fixed_critique(struct mc_search *s, size_t first, size_t n)
+	{
+	    (void)s;
+	    (void)first;
+	    (void)n;
+	}
+
+	const struct mc_proposer mc_proposer_fixed = {
+	    .name = "fixed",
+	    .k = 2,
+	    .k_flat = 2,
+	    .identity = fixed_identity,
+	    .init = fixed_init,
+	    .release = fixed_release,
+	    .propose = fixed_propose,
+	    .critique = fixed_critique,
+	};
+	EOF
+  insert_in "$tree/runtime/proposer.c" \
+    '^static const struct mc_proposer \*const proposers\[\] = \{' \
+    'extern const struct mc_proposer mc_proposer_fixed;' \
+    '    &mc_proposer_fixed,' &&
+  awk '{ print }
+       /runtime\/proposer\.c runtime\/proposer\.h \\$/ {
+         print "\truntime/proposer_fixed.c \\"; done = 1 }
+       END { exit !done }' "$tree/Makefile.am" >"$tree/Makefile.am.new" &&
+  mv "$tree/Makefile.am.new" "$tree/Makefile.am"
+}
+
+# ---- a strategy: one row ----
+
+add_strategy () {
+  insert_in "$tree/runtime/strategy.c" \
+    '^static const struct mc_strategy strategies\[\] = \{' '' \
+    '    {"gvf-flat", "gvf", plan_flat},'
+}
+
+# ---- a storage backend: one new file, one row ----
+
+# The storage interface (issue 26, item 3) is another change; its case
+# goes here: add a backend file and its row (then run as a check below,
+# with the edited table in $edited), and check_backend checks that it
+# serves a hit.
+add_backend () {
+  echo "# a storage backend: not yet (the storage interface comes later)"
+}
+
+check_backend () {
+  :
+}
+
+check "a proposer is one new file and one row" add_proposer
+check "a strategy is one row" add_strategy
+add_backend
+# What the additions took, line by line: nothing but new files and rows.
+for f in $edited; do
+  diff "$work/orig/$f" "$tree/$f" | sed -n "s|^\([<>]\) |# $f: \1 |p"
+done
+echo "# runtime/proposer_fixed.c: a new file"
+
+# ---- build ----
+
+build () {
+  (cd "$tree" &&
+   if [ ! -x configure ] || [ Makefile.am -nt Makefile.in ]; then
+     autoreconf -fi
+   fi &&
+   { [ -f Makefile ] || ./configure -q; } &&
+   make -j"${MC_JOBS:-2}" maxcode plugin/maxcode.la) >>"$work/build.log" 2>&1
+}
+echo "# building the copy in $tree"
+build || bail "the copy does not build (see above)"
+
+mcbin=$tree/maxcode
+plugin=$("$mcbin" --plugin-path) || bail "maxcode --plugin-path failed"
+
+# ---- a project ----
+
+# project DIR OPTIONS: a small marked unit with two inputs; OPTIONS go
+# into its $(maxcode ...) call.
+project () {
+  rm -rf "$1" && mkdir -p "$1/src" "$1/t" &&
+  cat >"$1/src/hot.c" <<-\EOF &&
+	#include <stdio.h>
+	int main(void)
+	{
+	    long n, s = 0;
+	    while (scanf("%ld", &n) == 1)
+	        s += 2 * n;
+	    printf("%ld\n", s);
+	    return 0;
+	}
+	EOF
+  echo "1 2 3" >"$1/t/a.in" && echo "4 6" >"$1/t/b.in" &&
+  printf 'load %s\nprog: $(maxcode src/hot.c, inputs=t/*.in%s)\n%b\n' \
+    "$plugin" "$2" '\t$(CC) -o $@ $^' >"$1/Makefile"
+}
+
+# Every search here is short and wins nothing; its own cache, its own
+# timing lock (no wait on other builds of this machine).
+export MAXCODE_CACHE_DIR="$work/cache" MAXCODE_MIN_SPEEDUP=1000
+export MAXCODE_TIMING_CAP=0.1 MAXCODE_TIMING_LOCK="$work/timing.lock"
+export MAXCODE_COMPILER_CHECK=string:adding-one
+unset MAXCODE_PROPOSER MAXCODE_STRATEGY MAXCODE_LLM_URL MAXCODE_LLM_REPLAY \
+  MAXCODE_GVF_URL MAXCODE_GVF_MODEL MAXCODE_MODE 2>/dev/null
+
+# key OPTIONS [VAR=VALUE...]: the key of the unit with OPTIONS, as
+# `make -n` shows it on the search's recipe.
+key () {
+  local opts=$1; shift
+  project "$work/k" "$opts" &&
+  (cd "$work/k" && env "$@" make -n 2>&1) |
+    sed -n 's/.*--key \([0-9a-f]\{32\}\).*/\1/p' | head -n 1
+}
+
+# differ A B: both keys exist and differ; same A B: both exist, equal.
+differ () { echo "$1 / $2"; [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
+same () { echo "$1 / $2"; [ -n "$1" ] && [ "$1" = "$2" ]; }
+
+# json FILE EXPR: EXPR (Python, on d) is true of the JSON in FILE.
+json () {
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
+}
+
+# ---- the proposer runs ----
+
+search_with () {
+  project "$work/$1" ", budget=2$2" &&
+  (cd "$work/$1" && make >make.out 2>&1 && ./prog <t/a.in | grep -qx 12 &&
+   "$mcbin" show src/hot.c --json >show.json)
+}
+
+check "proposer=fixed: make builds, searching with the new proposer" \
+  search_with fixed ", proposer=fixed, strategy=flat"
+check "its manifest names it and counts its candidates" \
+  json "$work/fixed/show.json" \
+  'd["proposer"] == "fixed" and d["candidates"] == 2'
+check "its journal holds what it proposed" \
+  sh -c 'grep -c "\"label\":\"fixed\"" "$1"/.maxcode/*/journal.jsonl |
+    grep -qx 2' sh "$work/fixed"
+
+# ---- its identity is in the key ----
+
+k_builtin=$(key ", proposer=builtin")
+k_fixed=$(key ", proposer=fixed")
+check "proposer=fixed and proposer=builtin key apart" \
+  differ "$k_fixed" "$k_builtin"
+
+sed -i 's/^#define FIXED_VERSION "1"$/#define FIXED_VERSION "2"/' \
+  "$tree/runtime/proposer_fixed.c"
+build || bail "the copy does not build with FIXED_VERSION 2"
+check "the fixed proposer's version changes its key" \
+  differ "$(key ", proposer=fixed")" "$k_fixed"
+check "and not the built-in proposer's" \
+  same "$(key ", proposer=builtin")" "$k_builtin"
+
+# ---- strategy=gvf-flat searches with a value model, in its key ----
+
+check "strategy=gvf-flat: make builds, the search asks for a value model" \
+  search_with gvfflat ", proposer=fixed, strategy=gvf-flat"
+check "its manifest says how it ranked (no value model here: reward)" \
+  json "$work/gvfflat/show.json" \
+  'd.get("ranking") == "reward" and "value model" in d.get("ranking_note", "")'
+# served MODEL: a served value model's settings (never asked: keys only).
+served () {
+  echo MAXCODE_GVF_URL=http://127.0.0.1:9/v1 MAXCODE_GVF_MODEL=$1
+}
+check "the value model's identity changes the key of strategy=gvf-flat" \
+  differ "$(key ", strategy=gvf-flat" $(served v1))" \
+         "$(key ", strategy=gvf-flat" $(served v2))"
+check "as it does not for strategy=flat, which ranks by reward" \
+  same "$(key ", strategy=flat" $(served v1))" \
+       "$(key ", strategy=flat" $(served v2))"
+
+# ---- the storage backend serves a hit ----
+
+check_backend
+
+echo "1..$n"
+if [ "$failed" -ne 0 ]; then
+  echo "# $failed of $n failed; the checks' output:"
+  tail -n 40 "$work/checks.log" | sed 's/^/#   /'
+  exit 1
+fi
