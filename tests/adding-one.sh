@@ -8,14 +8,15 @@
 #     its name in Makefile.am's sources;
 #   - a strategy: one row {"gvf-flat", "gvf", plan_flat} in strategies[]:
 #     the gvf ranker with the flat plan;
-#   - a storage backend: add_backend below, to come with the storage
-#     interface (issue 26, item 3);
+#   - a storage backend: runtime/store_dir.c (entries as files beneath
+#     a directory, MAXCODE_REMOTE=dir://DIR) and its row in stores[];
 # builds the copy and checks that proposer=fixed runs the new proposer
 # (its manifest and journal say so), that its identity is in the key
 # (proposer=fixed and builtin key apart, and the fixed proposer's
 # version changes its key), and that strategy=gvf-flat searches with a
 # value model that is in its key (the value model's identity changes
-# the key, as it does not for strategy=flat).
+# the key, as it does not for strategy=flat), and that the backend
+# serves a hit to a second "machine".
 # It prints "ok N - ..." or "not ok N - ..." per check and exits non-zero
 # when one fails. It runs as its own CI step (.ci/run), not in make
 # check: it builds a second tree (a few minutes on two cores).
@@ -58,7 +59,7 @@ mkdir -p "$tree" &&
   git -C "$top" ls-files -co --exclude-standard -z |
   (cd "$top" && xargs -0 cp --parents -P -t "$tree" 2>/dev/null)
 [ -f "$tree/runtime/proposer.c" ] || bail "cannot copy $top (a git checkout?)"
-edited="runtime/proposer.c runtime/strategy.c Makefile.am"
+edited="runtime/proposer.c runtime/strategy.c runtime/store.c Makefile.am"
 mkdir -p "$work/orig" && (cd "$tree" && cp --parents $edited "$work/orig") ||
   bail "cannot keep the tables as they were"
 
@@ -174,26 +175,134 @@ add_strategy () {
 
 # ---- a storage backend: one new file, one row ----
 
-# The storage interface (issue 26, item 3) is another change; its case
-# goes here: add a backend file and its row (then run as a check below,
-# with the edited table in $edited), and check_backend checks that it
-# serves a hit.
+# A backend "dir://DIRECTORY": each entry a file named by its object
+# beneath DIRECTORY, read by the checking read, written atomically.
 add_backend () {
-  echo "# a storage backend: not yet (the storage interface comes later)"
+  cat >"$tree/runtime/store_dir.c" <<-\EOF &&
+	/* SPDX-License-Identifier: GPL-3.0-or-later */
+	/*
+	 * store_dir.c: entries as files beneath a directory (dir://DIR), as
+	 * tests/adding-one.sh adds a storage backend.
+	 */
+	#include "mc_setup.h"
+	#include "store.h"
+	#include "alloc.h"
+	#include "cache.h"
+	#include "file.h"
+
+	static const char *const dir_schemes[] = {"dir://", NULL};
+
+	static enum mc_code
+	dir_open(struct mc_store *s, const char *where,
+	         const struct mc_conf *c, struct mc_err *err)
+	{
+	    (void)c;
+	    s->state = mc_strdup(where + strlen("dir://"));
+	    return s->state ? MC_OK
+	                    : mc_err_set(err, MC_ENOMEM, "out of memory");
+	}
+
+	static enum mc_code
+	dir_get(struct mc_store *s, const char *key, struct mc_buf *out,
+	        struct mc_err *err)
+	{
+	    struct mc_buf obj = MC_BUF_INIT;
+	    enum mc_code rc = mc_store_object(s, key, &obj);
+
+	    mc_buf_reset(out);
+	    if (rc == MC_OK)
+	        rc = mc_file_read_beneath(s->state, obj.s, MC_ENTRY_MAX, out,
+	                                  NULL, err);
+	    mc_buf_release(&obj);
+	    return rc;
+	}
+
+	static enum mc_code
+	dir_put(struct mc_store *s, const char *key, const void *data,
+	        size_t len, struct mc_err *err)
+	{
+	    struct mc_buf path = MC_BUF_INIT, obj = MC_BUF_INIT;
+	    enum mc_code rc = mc_store_object(s, key, &obj);
+
+	    if (rc == MC_OK) {
+	        mc_buf_addf(&path, "%s/%s", (const char *)s->state, obj.s);
+	        rc = mc_buf_status(&path);
+	    }
+	    if (rc == MC_OK)
+	        rc = mc_file_mkdirs_for(path.s, err);
+	    if (rc == MC_OK)
+	        rc = mc_file_write_atomic(path.s, data, len, err);
+	    mc_buf_release(&path);
+	    mc_buf_release(&obj);
+	    return rc;
+	}
+
+	static void
+	dir_describe(const struct mc_store *s, char *out, size_t cap)
+	{
+	    snprintf(out, cap, "dir://%s", (const char *)s->state);
+	}
+
+	static void
+	dir_close(struct mc_store *s)
+	{
+	    mc_free(s->state);
+	    s->state = NULL;
+	}
+
+	const struct mc_store_ops mc_store_dir = {
+	    .name = "dir",
+	    .schemes = dir_schemes,
+	    .open = dir_open,
+	    .get = dir_get,
+	    .put = dir_put,
+	    .describe = dir_describe,
+	    .close = dir_close,
+	};
+	EOF
+  insert_in "$tree/runtime/store.c" \
+    '^static const struct mc_store_ops \*const stores\[\] = \{' \
+    'extern const struct mc_store_ops mc_store_dir;' \
+    '    &mc_store_dir,' &&
+  awk '{ print }
+       /runtime\/store\.c runtime\/store\.h/ {
+         print "\truntime/store_dir.c \\"; done = 1 }
+       END { exit !done }' "$tree/Makefile.am" >"$tree/Makefile.am.new" &&
+  mv "$tree/Makefile.am.new" "$tree/Makefile.am"
+}
+
+# check_backend: two "machines" (two caches, two checkouts) share a
+# dir:// store: the first searches and pushes, the second only hits.
+backend_hit () {
+  local shared=$work/shared
+  mkdir -p "$shared" &&
+  project "$work/m1" ", budget=2" && project "$work/m2" ", budget=2" &&
+  (cd "$work/m1" && MAXCODE_CACHE_DIR=$work/c1 \
+     MAXCODE_REMOTE=dir://$shared make >make.out 2>&1) &&
+  (cd "$work/m2" && MAXCODE_CACHE_DIR=$work/c2 \
+     MAXCODE_REMOTE=dir://$shared make >make.out 2>&1 &&
+   ./prog <t/a.in | grep -qx 12) &&
+  MAXCODE_CACHE_DIR=$work/c2 "$mcbin" stats --json >"$work/c2.json" &&
+  cat "$work/c2.json" &&
+  json "$work/c2.json" 'd["remote_hits"] == 1 and d["searches"] == 0'
 }
 
 check_backend () {
-  :
+  check "a dir:// backend: the second machine hits, with 0 searches" \
+    backend_hit
+  check "and an unknown scheme is still refused, naming dir://" \
+    sh -c 'cd "$1" && MAXCODE_REMOTE=nosuch://x make 2>&1 |
+      grep -q "dir://"' sh "$work/m2"
 }
 
 check "a proposer is one new file and one row" add_proposer
 check "a strategy is one row" add_strategy
-add_backend
+check "a storage backend is one new file and one row" add_backend
 # What the additions took, line by line: nothing but new files and rows.
 for f in $edited; do
   diff "$work/orig/$f" "$tree/$f" | sed -n "s|^\([<>]\) |# $f: \1 |p"
 done
-echo "# runtime/proposer_fixed.c: a new file"
+echo "# runtime/proposer_fixed.c, runtime/store_dir.c: new files"
 
 # ---- build ----
 
