@@ -32,7 +32,6 @@
 #include "conf.h"
 #include "cuda.h"
 #include "eval.h"
-#include "fallback.h"
 #include "search.h"
 #include "share.h"
 #include "file.h"

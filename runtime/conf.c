@@ -8,8 +8,6 @@
 #include "alloc.h"
 #include "buf.h"
 #include "log.h"
-#include "proposer.h"
-#include "strategy.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -201,4 +201,15 @@ enum mc_code mc_conf_load(struct mc_conf *c, mc_conf_lookup_fn lookup,
  * Returns 0 and sets *OUT, or -1. */
 int mc_conf_parse_size(const char *s, unsigned long long *out);
 
+/*
+ * The names of the registries that choose a setting's values, which the
+ * settings table checks strategy= and proposer= against. They are
+ * declared here and defined by the registries themselves (strategy.c,
+ * proposer.c: the search layer, above conf), so that conf names them
+ * without including the layer above it (doc/ARCHITECTURE.md, "Layers").
+ * The I-th name, NULL past the last; static storage.
+ */
+const char *mc_strategy_name(size_t i);
+const char *mc_proposer_name(size_t i);
+
 #endif /* MC_CONF_H */

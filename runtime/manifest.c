@@ -35,7 +35,7 @@ manifest_usage(cJSON *m, const struct mc_search *s)
     cJSON *obj;
 
     vcosts = s && s->valuer && s->valuer->cost &&
-             s->valuer->cost(s, s->valuer_state, &v);
+             s->valuer->cost(s->valuer_state, &v);
     cJSON_AddNumberToObject(m, "llm_requests",
                             (double)(p.total.requests + v.total.requests));
     cJSON_AddNumberToObject(m, "tokens_in",

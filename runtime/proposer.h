@@ -119,12 +119,8 @@ struct mc_proposer {
 /* The proposer called NAME, or NULL when there is none. */
 const struct mc_proposer *mc_proposer_find(const char *name);
 
-/*
- * The I-th value that proposer= takes: the registry's names in its order,
- * then "auto"; NULL past the last. The settings table (conf.c) checks
- * proposer= and MAXCODE_PROPOSER against these. Static storage.
- */
-const char *mc_proposer_name(size_t i);
+/* mc_proposer_name() (declared in conf.h, defined in proposer.c): the
+ * values proposer= takes, the registry's names in order, then "auto". */
 
 /*
  * The proposer that writes T's variants: the registry's row named by

@@ -75,13 +75,15 @@ prior(void *arg, int parent, unsigned long tag)
     struct mc_builtin *b = s->prop_state;
     const struct mc_buf *orig = &s->ev->orig_text;
     struct mc_buf label = MC_BUF_INIT, code = MC_BUF_INIT;
+    struct mc_value_view view;
     double v = -1;
 
+    mc_search_value_view(s, &view);
     mc_builtin_label(b, tag, &label);
     if (!mc_buf_status(&label) &&
         mc_builtin_render(b, tag, orig->s, orig->len, &code) == MC_OK)
-        v = s->valuer->prior(s, s->valuer_state, parent, label.s, code.s,
-                             code.len);
+        v = s->valuer->prior(&view, s->valuer_state, parent, label.s,
+                             code.s, code.len);
     mc_buf_release(&label);
     mc_buf_release(&code);
     return v;

@@ -10,7 +10,6 @@
 #include "mc_setup.h"
 #include "search.h"
 #include "alloc.h"
-#include "fallback.h"
 #include "journal.h"
 #include "log.h"
 #include "proposer.h"
@@ -169,7 +168,7 @@ resume(struct mc_search *s, struct mc_err *err)
     if (s->n && s->prop->restore)
         s->prop->restore(s, &log.usage);
     if (s->n && s->valuer && s->valuer->restore)
-        s->valuer->restore(s, s->valuer_state, &log.value_usage);
+        s->valuer->restore(s->valuer_state, &log.value_usage);
     s->resumed = s->n;
     if (s->resumed)
         mc_info("%s: resumed from the journal: %zu of %zu candidates "
@@ -334,7 +333,7 @@ settle(struct mc_search *s, size_t i)
     struct mc_usage u = MC_USAGE_INIT, v = MC_USAGE_INIT;
     int costs = s->prop->cost && s->prop->cost(s, &u);
     int vcosts = s->valuer && s->valuer->cost &&
-                 s->valuer->cost(s, s->valuer_state, &v);
+                 s->valuer->cost(s->valuer_state, &v);
 
     mc_search_update_best(s, i);
     mc_journal_append(s->journal, nd, costs ? &u : NULL,

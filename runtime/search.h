@@ -161,4 +161,55 @@ struct mc_llm_usage mc_search_cost(const struct mc_search *s);
  * NULL when out of memory. */
 struct mc_prop_node *mc_search_view(const struct mc_search *s);
 
+/*
+ * The search's value model (search_value.c). mc_value_open() opens the
+ * first of the registry (value.h) that is configured for S (strategy=gvf),
+ * setting S->valuer and S->valuer_state, or none: S's ranking is then
+ * "reward", with S->ranking_note saying why. Never fails the search;
+ * MC_ENOMEM only.
+ */
+enum mc_code mc_value_open(struct mc_search *s);
+void mc_value_close(struct mc_search *s);
+
+/*
+ * Score the N nodes of S from FIRST with S's value model, if any. A
+ * model that fails is closed: S ranks by reward from then on, its
+ * values dropped, and S->ranking_note says why.
+ */
+void mc_value_score(struct mc_search *s, size_t first, size_t n);
+
+/* What S's value model reads of S, into V (valid until S's nodes grow). */
+struct mc_value_view;
+void mc_search_value_view(struct mc_search *s, struct mc_value_view *v);
+
+/* ---- why the original stays after a search (search_fallback.c): the
+ * reason for people, in the search's S->reason (the manifest's
+ * "reason", the log), and the counter `maxcode stats` counts it under
+ * (fallback_* in cache.h) ---- */
+/*
+ * No variant of search S won: append to S->reason why the original
+ * stays: the best correct candidate and its speedup against MIN_SPEEDUP,
+ * or that none was correct, then what the proposer says stopped it
+ * (its explain()). Nothing when the endpoint failed (the reason already
+ * says what failed).
+ */
+void mc_fallback_explain(struct mc_search *s, double min_speedup);
+
+/*
+ * The counter (MC_STAT_FALLBACK_*) of the reason the original is kept
+ * after search S (NULL when no search ran), for `maxcode stats`; the
+ * first that holds:
+ *   NO_DEVICE  NO_DEVICE is set: a CUDA target on a machine without one;
+ *   OTHER      no search ran (the original did not build or preprocess,
+ *              the inputs changed while make ran, ...);
+ *   NO_MODEL   the model endpoint is missing or failed;
+ *   BUDGET     max-tokens, max-cost or MAXCODE_TIME_LIMIT stopped the
+ *              search before budget= candidates;
+ *   NO_SPEEDUP a correct candidate, none faster beyond min-speedup (or
+ *              its confirmation failed), or nothing to try;
+ *   INCORRECT  candidates built, none was correct;
+ *   NO_BUILD   no candidate built.
+ */
+enum mc_stat mc_fallback_reason_of(const struct mc_search *s, int no_device);
+
 #endif /* MC_SEARCH_H */

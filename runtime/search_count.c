@@ -46,7 +46,7 @@ mc_search_cost(const struct mc_search *s)
     if (s->prop->cost)
         s->prop->cost(s, &u);
     if (s->valuer && s->valuer->cost)
-        s->valuer->cost(s, s->valuer_state, &v);
+        s->valuer->cost(s->valuer_state, &v);
     u.total.requests += v.total.requests;
     u.total.tokens_in += v.total.tokens_in;
     u.total.tokens_out += v.total.tokens_out;

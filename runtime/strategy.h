@@ -75,12 +75,8 @@ struct mc_strategy {
 /* The strategy called NAME, or NULL when there is none. */
 const struct mc_strategy *mc_strategy_find(const char *name);
 
-/*
- * The name of the I-th strategy of the registry, NULL past the last: the
- * values strategy= takes, in order. The settings table (conf.c) checks
- * strategy= and MAXCODE_STRATEGY against these. Static storage.
- */
-const char *mc_strategy_name(size_t i);
+/* mc_strategy_name() (declared in conf.h, defined in strategy.c): the
+ * values strategy= takes, the registry's names in order. */
 
 /*
  * The next round's plan of strategy S from IN (IN->n < IN->budget), into

@@ -10,7 +10,8 @@
 #include "file.h"
 #include "gvfmodel.h"
 #include "log.h"
-#include "search.h"
+#include "node.h"
+#include "target.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -25,71 +26,10 @@ static const struct mc_valuer *const valuers[] = {
     &mc_valuer_builtin,
 };
 
-enum mc_code
-mc_value_open(struct mc_search *s)
+const struct mc_valuer *
+mc_valuer_at(size_t i)
 {
-    size_t i;
-
-    s->ranking = "reward";
-    for (i = 0; i < MC_ARRAY_SIZE(valuers); i++) {
-        struct mc_err err = MC_ERR_INIT;
-        void *state = NULL;
-        enum mc_code rc = valuers[i]->open(s, &state, &err);
-
-        if (rc == MC_ENOMEM)
-            return rc;
-        if (rc == MC_OK) {
-            s->valuer = valuers[i];
-            s->valuer_state = state;
-            s->ranking = valuers[i]->name;
-            return MC_OK;
-        }
-        if (rc != MC_ENOENT) {
-            mc_info("%s: the %s value model cannot be used: %s",
-                    s->t->source, valuers[i]->name, err.msg);
-            mc_buf_addf(&s->ranking_note, "%sthe %s value model cannot be "
-                        "used: %s", s->ranking_note.len ? "; " : "",
-                        valuers[i]->name, err.msg);
-        }
-    }
-    if (!s->ranking_note.len)
-        mc_buf_adds(&s->ranking_note, "no value model: MAXCODE_GVF_URL is "
-                    "not set and this cache has none trained (maxcode gvf "
-                    "train)");
-    mc_info("%s: strategy=%s ranks by measured reward: %s", s->t->source,
-            s->strategy, s->ranking_note.s);
-    return mc_buf_status(&s->ranking_note);
-}
-
-void
-mc_value_close(struct mc_search *s)
-{
-    if (s->valuer)
-        s->valuer->close(s->valuer_state);
-    s->valuer = NULL;
-    s->valuer_state = NULL;
-}
-
-void
-mc_value_score(struct mc_search *s, size_t first, size_t n)
-{
-    struct mc_err err = MC_ERR_INIT;
-    size_t i;
-
-    if (!s->valuer || !n || !strcmp(s->ranking, "reward"))
-        return;
-    if (!s->valuer->score(s, s->valuer_state, first, n, &err))
-        return;
-    /* Reward ranking from here on; the model stays open for its cost. */
-    mc_info("%s: the %s value model failed after %zu candidates (%s); "
-            "ranking by measured reward", s->t->source, s->valuer->name,
-            first, err.msg);
-    mc_buf_reset(&s->ranking_note);
-    mc_buf_addf(&s->ranking_note, "the %s value model failed after %zu "
-                "candidates: %s", s->valuer->name, first, err.msg);
-    s->ranking = "reward";
-    for (i = 0; i < s->n; i++)
-        s->nodes[i].value = -1;
+    return i < MC_ARRAY_SIZE(valuers) ? valuers[i] : NULL;
 }
 
 enum mc_code
@@ -174,7 +114,8 @@ mc_value_state_of(const struct mc_search_node *nd, enum mc_lang lang,
 }
 
 void
-mc_value_state(const struct mc_search *s, size_t i, struct mc_gvf_state *st)
+mc_value_state(const struct mc_value_view *s, size_t i,
+               struct mc_gvf_state *st)
 {
     mc_value_state_of(&s->nodes[i], s->t->lang, &s->t->text, st);
 }

@@ -30,49 +30,52 @@
 #include "status.h"
 #include "usage.h"
 
-struct mc_search;
+struct mc_search_node;
 struct mc_target;
+
+/*
+ * What a value model reads of a search, and where it writes its values:
+ * the target, the key, the strategy and the nodes (their .value). The
+ * search fills it (mc_search_value_view(), search.h), so a value model
+ * never sees the search itself.
+ */
+struct mc_value_view {
+    const struct mc_target *t;
+    const char *key;
+    const char *strategy;
+    struct mc_search_node *nodes;
+    size_t n;
+};
 
 struct mc_valuer {
     const char *name;      /* "served", "built-in": the manifest's */
     /* Open for S into *STATE: MC_OK, or MC_ENOENT when this model is not
      * configured (not an error), or another code with why in ERR (the
      * search then ranks by reward, saying why). */
-    enum mc_code (*open)(struct mc_search *s, void **state,
+    enum mc_code (*open)(const struct mc_value_view *s, void **state,
                          struct mc_err *err);
     void (*close)(void *state);
     /* Set the value of the N nodes of S from FIRST (judged and
      * criticised). Returns MC_OK, or an error (in ERR) after which the
      * model is not asked again. */
-    enum mc_code (*score)(struct mc_search *s, void *state, size_t first,
-                          size_t n, struct mc_err *err);
+    enum mc_code (*score)(const struct mc_value_view *s, void *state,
+                          size_t first, size_t n, struct mc_err *err);
     /* The value of a child of node PARENT (-1: the original) whose knob
      * set is LABEL and code CODE (LEN bytes), before it is judged (its
      * feedback taken as its parent's): for the built-in proposer's
      * order. NULL when the model cannot say without a request. */
-    double (*prior)(const struct mc_search *s, void *state, int parent,
+    double (*prior)(const struct mc_value_view *s, void *state, int parent,
                     const char *label, const char *code, size_t len);
     /* What it has cost, a view into U; 0 when it has no cost. */
-    int (*cost)(const struct mc_search *s, void *state, struct mc_usage *u);
+    int (*cost)(void *state, struct mc_usage *u);
     /* Take the cost read back from the journal, moving U's models. */
-    void (*restore)(struct mc_search *s, void *state, struct mc_usage *u);
+    void (*restore)(void *state, struct mc_usage *u);
 };
 
-/*
- * Open the first value model of the registry that is configured for S
- * (strategy=gvf), setting S->valuer and S->valuer_state, or none: S's
- * ranking is then "reward", with S->ranking_note saying why. Never
- * fails the search; MC_ENOMEM only.
- */
-enum mc_code mc_value_open(struct mc_search *s);
-void mc_value_close(struct mc_search *s);
-
-/*
- * Score the N nodes of S from FIRST with S's value model, if any. A
- * model that fails is closed: S ranks by reward from then on, its
- * values dropped, and S->ranking_note says why.
- */
-void mc_value_score(struct mc_search *s, size_t first, size_t n);
+/* The I-th value model of the registry, in order of preference; NULL
+ * past the last. (The search opens the first configured: search.h's
+ * mc_value_open().) */
+const struct mc_valuer *mc_valuer_at(size_t i);
 
 /*
  * What identifies T's value model in its content key, into OUT:
@@ -86,12 +89,11 @@ struct mc_gvf_state;
 
 /* The state of node I of S as a value model reads it (gvfmodel.h); ST
  * borrows from S. */
-void mc_value_state(const struct mc_search *s, size_t i,
+void mc_value_state(const struct mc_value_view *s, size_t i,
                     struct mc_gvf_state *st);
 
 /* The state of node ND of a search in language LANG whose original is
  * ORIG (a trajectory read back); ST borrows from ND and ORIG. */
-struct mc_search_node;
 void mc_value_state_of(const struct mc_search_node *nd, enum mc_lang lang,
                        const struct mc_buf *orig, struct mc_gvf_state *st);
 

@@ -9,10 +9,11 @@
 #include "value.h"
 #include "alloc.h"
 #include "gvfmodel.h"
-#include "search.h"
+#include "node.h"
+#include "target.h"
 
 static enum mc_code
-builtin_open(struct mc_search *s, void **state, struct mc_err *err)
+builtin_open(const struct mc_value_view *s, void **state, struct mc_err *err)
 {
     struct mc_gvf_model *m = mc_malloc(sizeof(*m));
     enum mc_code rc;
@@ -50,7 +51,7 @@ value_of(const struct mc_gvf_model *m, const struct mc_gvf_state *st)
 }
 
 static enum mc_code
-builtin_score(struct mc_search *s, void *state, size_t first, size_t n,
+builtin_score(const struct mc_value_view *s, void *state, size_t first, size_t n,
               struct mc_err *err)
 {
     size_t i;
@@ -66,7 +67,7 @@ builtin_score(struct mc_search *s, void *state, size_t first, size_t n,
 }
 
 static double
-builtin_prior(const struct mc_search *s, void *state, int parent,
+builtin_prior(const struct mc_value_view *s, void *state, int parent,
               const char *label, const char *code, size_t len)
 {
     struct mc_gvf_state st;

@@ -12,7 +12,8 @@
 #include "gvfmodel.h"
 #include "llm.h"
 #include "log.h"
-#include "search.h"
+#include "node.h"
+#include "target.h"
 #include "strategy.h"
 
 #include <cjson/cJSON.h>
@@ -24,7 +25,7 @@ struct served {
 };
 
 static enum mc_code
-served_open(struct mc_search *s, void **state, struct mc_err *err)
+served_open(const struct mc_value_view *s, void **state, struct mc_err *err)
 {
     const struct mc_conf *c = &s->t->conf;
     const char *url = mc_conf_get(c, MC_SET_GVF_URL);
@@ -109,7 +110,7 @@ value_of(const struct mc_llm_resp *r)
 }
 
 static enum mc_code
-served_score(struct mc_search *s, void *state, size_t first, size_t n,
+served_score(const struct mc_value_view *s, void *state, size_t first, size_t n,
              struct mc_err *err)
 {
     struct served *v = state;
@@ -155,21 +156,19 @@ served_score(struct mc_search *s, void *state, size_t first, size_t n,
 }
 
 static int
-served_cost(const struct mc_search *s, void *state, struct mc_usage *u)
+served_cost(void *state, struct mc_usage *u)
 {
     struct served *v = state;
 
-    (void)s;
     mc_usage_view(u, &v->llm);
     return 1;
 }
 
 static void
-served_restore(struct mc_search *s, void *state, struct mc_usage *u)
+served_restore(void *state, struct mc_usage *u)
 {
     struct served *v = state;
 
-    (void)s;
     mc_usage_move(u, &v->llm);
 }
 

@@ -23,7 +23,6 @@
 #include "alloc.h"
 #include "cache.h"
 #include "conf.h"
-#include "fallback.h"
 #include "file.h"
 #include "log.h"
 #include "proposer.h"

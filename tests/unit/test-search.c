@@ -7,7 +7,6 @@
  * speedup, incorrect candidates, candidates that did not build.
  */
 #include "mc_setup.h"
-#include "fallback.h"
 #include "proposer.h"
 #include "search.h"
 #include "tap.h"

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * fallback.c: why the original stays after a search: the reason for
- * people (the manifest, the log) and the counter `maxcode stats` shows
- * it under. See fallback.h.
+ * search_fallback.c: why the original stays after a search: the reason
+ * for people (the manifest, the log) and the counter `maxcode stats`
+ * shows it under. See search.h.
  */
 #include "mc_setup.h"
-#include "fallback.h"
 #include "proposer.h"
 #include "search.h"
 
