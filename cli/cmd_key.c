@@ -4,7 +4,7 @@
  * Ed25519 key pair for signing cache entries, written as PREFIX (the
  * secret key, mode 0600, for MAXCODE_SIGNING_KEY) and PREFIX.pub (the
  * public key, a line for MAXCODE_TRUSTED_KEYS); the formats are in
- * runtime/sign.h. It prints the public key's line, never the secret.
+ * runtime/store/sign.h. It prints the public key's line, never the secret.
  */
 #include "mc_setup.h"
 #include "commands.h"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # MC_CHECK_DEPS: libcurl, cJSON, xxHash and libsodium through pkg-config.
 # All four are required (libsodium signs and verifies cache entries:
-# runtime/sign.c); the message names the Debian package that provides
+# runtime/store/sign.c); the message names the Debian package that provides
 # each, and configure stops without it: CI fails, it never skips.
 AC_DEFUN([MC_CHECK_DEPS], [
   PKG_CHECK_MODULES([CURL], [libcurl >= 7.68], [],

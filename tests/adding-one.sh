@@ -3,12 +3,12 @@
 # adding-one.sh [TREE]: doc/ARCHITECTURE.md's "Adding one" table, tried.
 # In a scratch copy of TREE (default: this checkout; git ls-files, so a
 # git checkout), it adds
-#   - a proposer: one new file, runtime/proposer_fixed.c (the original
+#   - a proposer: one new file, runtime/search/proposer_fixed.c (the original
 #     code with a comment), its row (and extern line) in proposers[] and
 #     its name in Makefile.am's sources;
 #   - a strategy: one row {"gvf-flat", "gvf", plan_flat} in strategies[]:
 #     the gvf ranker with the flat plan;
-#   - a storage backend: runtime/store_dir.c (entries as files beneath
+#   - a storage backend: runtime/store/store_dir.c (entries as files beneath
 #     a directory, MAXCODE_REMOTE=dir://DIR) and its row in stores[];
 # builds the copy and checks that proposer=fixed runs the new proposer
 # (its manifest and journal say so), that its identity is in the key
@@ -58,8 +58,10 @@ bail () {
 mkdir -p "$tree" &&
   git -C "$top" ls-files -co --exclude-standard -z |
   (cd "$top" && xargs -0 cp --parents -P -t "$tree" 2>/dev/null)
-[ -f "$tree/runtime/proposer.c" ] || bail "cannot copy $top (a git checkout?)"
-edited="runtime/proposer.c runtime/strategy.c runtime/store.c Makefile.am"
+[ -f "$tree/runtime/search/proposer.c" ] ||
+  bail "cannot copy $top (a git checkout?)"
+edited="runtime/search/proposer.c runtime/search/strategy.c \
+  runtime/store/store.c Makefile.am"
 mkdir -p "$work/orig" && (cd "$tree" && cp --parents $edited "$work/orig") ||
   bail "cannot keep the tables as they were"
 
@@ -77,7 +79,7 @@ insert_in () {
 # ---- a proposer: one new file, one row ----
 
 add_proposer () {
-  cat >"$tree/runtime/proposer_fixed.c" <<-\EOF &&
+  cat >"$tree/runtime/search/proposer_fixed.c" <<-\EOF &&
 	/* SPDX-License-Identifier: GPL-3.0-or-later */
 	/*
 	 * proposer_fixed.c: a proposer that proposes the original with a
@@ -154,13 +156,13 @@ add_proposer () {
 	    .critique = fixed_critique,
 	};
 	EOF
-  insert_in "$tree/runtime/proposer.c" \
+  insert_in "$tree/runtime/search/proposer.c" \
     '^static const struct mc_proposer \*const proposers\[\] = \{' \
     'extern const struct mc_proposer mc_proposer_fixed;' \
     '    &mc_proposer_fixed,' &&
   awk '{ print }
-       /runtime\/proposer\.c runtime\/proposer\.h \\$/ {
-         print "\truntime/proposer_fixed.c \\"; done = 1 }
+       /runtime\/search\/proposer\.c runtime\/search\/proposer\.h \\$/ {
+         print "\truntime/search/proposer_fixed.c \\"; done = 1 }
        END { exit !done }' "$tree/Makefile.am" >"$tree/Makefile.am.new" &&
   mv "$tree/Makefile.am.new" "$tree/Makefile.am"
 }
@@ -168,7 +170,7 @@ add_proposer () {
 # ---- a strategy: one row ----
 
 add_strategy () {
-  insert_in "$tree/runtime/strategy.c" \
+  insert_in "$tree/runtime/search/strategy.c" \
     '^static const struct mc_strategy strategies\[\] = \{' '' \
     '    {"gvf-flat", "gvf", plan_flat},'
 }
@@ -178,7 +180,7 @@ add_strategy () {
 # A backend "dir://DIRECTORY": each entry a file named by its object
 # beneath DIRECTORY, read by the checking read, written atomically.
 add_backend () {
-  cat >"$tree/runtime/store_dir.c" <<-\EOF &&
+  cat >"$tree/runtime/store/store_dir.c" <<-\EOF &&
 	/* SPDX-License-Identifier: GPL-3.0-or-later */
 	/*
 	 * store_dir.c: entries as files beneath a directory (dir://DIR), as
@@ -260,13 +262,13 @@ add_backend () {
 	    .close = dir_close,
 	};
 	EOF
-  insert_in "$tree/runtime/store.c" \
+  insert_in "$tree/runtime/store/store.c" \
     '^static const struct mc_store_ops \*const stores\[\] = \{' \
     'extern const struct mc_store_ops mc_store_dir;' \
     '    &mc_store_dir,' &&
   awk '{ print }
-       /runtime\/store\.c runtime\/store\.h/ {
-         print "\truntime/store_dir.c \\"; done = 1 }
+       /runtime\/store\/store\.c runtime\/store\/store\.h/ {
+         print "\truntime/store/store_dir.c \\"; done = 1 }
        END { exit !done }' "$tree/Makefile.am" >"$tree/Makefile.am.new" &&
   mv "$tree/Makefile.am.new" "$tree/Makefile.am"
 }
@@ -302,7 +304,8 @@ check "a storage backend is one new file and one row" add_backend
 for f in $edited; do
   diff "$work/orig/$f" "$tree/$f" | sed -n "s|^\([<>]\) |# $f: \1 |p"
 done
-echo "# runtime/proposer_fixed.c, runtime/store_dir.c: new files"
+echo "# runtime/search/proposer_fixed.c, runtime/store/store_dir.c:" \
+  "new files"
 
 # ---- build ----
 
@@ -395,7 +398,7 @@ check "proposer=fixed and proposer=builtin key apart" \
   differ "$k_fixed" "$k_builtin"
 
 sed -i 's/^#define FIXED_VERSION "1"$/#define FIXED_VERSION "2"/' \
-  "$tree/runtime/proposer_fixed.c"
+  "$tree/runtime/search/proposer_fixed.c"
 build || bail "the copy does not build with FIXED_VERSION 2"
 check "the fixed proposer's version changes its key" \
   differ "$(key ", proposer=fixed")" "$k_fixed"

@@ -41,7 +41,7 @@ test_expect_success 'bear --force-wrapper -- make records only the user compile'
 # Bear's default mode preloads a library, which it puts ahead of the ASan
 # runtime; make then cannot load an ASan-built plugin. So an ASan build
 # runs this second pass in wrapper mode too; a plain build tests preload
-# mode, whose defence is the raw execve in runtime/spawn.c.
+# mode, whose defence is the raw execve in runtime/util/spawn.c.
 if [ -n "$MC_ASAN_PRELOAD" ]; then mode=--force-wrapper
 else mode=--force-preload; fi
 

@@ -82,7 +82,7 @@ test_expect_success 'a build of two marked units fills the cache' '
   test "$(entries)" = 2
 '
 
-# Each item is its entry as it leaves the machine (runtime/share.h): the
+# Each item is its entry as it leaves the machine (runtime/store/share.h): the
 # same header (magic, version, key, created), the manifest naming paths
 # relative to make's directory where the local entry has them absolute.
 test_expect_success 'cache export writes both entries into one archive' '

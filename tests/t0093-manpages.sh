@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # t0093-manpages: maxcode(1) and maxcode(7) render with `groff -ww`
 # without a warning; maxcode(7) documents every setting of the settings
-# table (runtime/conf.c) and every option of the options table
-# (runtime/target.c), and documents none that is not in them; and
+# table (runtime/core/conf.c) and every option of the options table
+# (runtime/core/target.c), and documents none that is not in them; and
 # `maxcode help COMMAND` (and `maxcode COMMAND --help`) prints the text
 # of COMMAND's items in maxcode(1), for every command, and `maxcode
 # --help` its SYNOPSIS, NAME, DESCRIPTION and the paragraph that opens

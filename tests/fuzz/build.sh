@@ -19,7 +19,8 @@ cc=${FUZZ_CC:-clang}
 ar=${AR:-ar}
 san='-fsanitize=address,undefined -fno-sanitize-recover=undefined'
 cflags="-g -O1 -fno-omit-frame-pointer $san -DHAVE_CONFIG_H -I. \
--I$srcdir/runtime -Iruntime $FUZZ_CFLAGS"
+$(for l in util code core store exec model search report; do
+    printf ' -I%s/runtime/%s' "$srcdir" "$l"; done) $FUZZ_CFLAGS"
 
 die() {
     echo "make fuzz: $*" >&2
@@ -42,7 +43,7 @@ rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
 # Whether OBJ is missing or older than SRC, config.h or a header.
 stale() {
     test -f "$1" || return 0
-    test -n "$(find "$2" config.h "$srcdir"/runtime/*.h \
+    test -n "$(find "$2" config.h "$srcdir"/runtime/*/*.h \
         "$srcdir"/tests/fuzz/*.h -newer "$1" \
         2>/dev/null | head -n 1)"
 }

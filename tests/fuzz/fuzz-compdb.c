@@ -12,8 +12,8 @@
  *
  *   clang -fsanitize=fuzzer,address,undefined -DHAVE_CONFIG_H -I . \
  *       -I runtime $(pkg-config --cflags libcjson) \
- *       tests/fuzz/fuzz-compdb.c runtime/compdb.c runtime/strv.c \
- *       runtime/buf.c runtime/alloc.c runtime/status.c \
+ *       tests/fuzz/fuzz-compdb.c runtime/core/compdb.c runtime/util/strv.c \
+ *       runtime/util/buf.c runtime/util/alloc.c runtime/util/status.c \
  *       $(pkg-config --libs libcjson) -o fuzz-compdb
  *   ./fuzz-compdb "$PWD/corpus"   # absolute: the target changes directory
  */

@@ -7,8 +7,9 @@
  * out of bounds, and each result must be consistent with its error.
  *
  *   clang -fsanitize=fuzzer,address,undefined -DHAVE_CONFIG_H -I . \
- *       -I runtime tests/fuzz/fuzz-mark.c runtime/mark.c runtime/strv.c \
- *       runtime/buf.c runtime/alloc.c runtime/status.c -o fuzz-mark
+ *       -I runtime/util -I runtime/core tests/fuzz/fuzz-mark.c \
+ *       runtime/core/mark.c runtime/util/strv.c runtime/util/buf.c \
+ *       runtime/util/alloc.c runtime/util/status.c -o fuzz-mark
  */
 #include "mc_setup.h"
 #include "mark.h"

@@ -8,7 +8,7 @@
  * architecture characters that is not the host's.
  *
  *   clang -fsanitize=fuzzer,address,undefined -DHAVE_CONFIG_H -I . \
- *       -I runtime tests/fuzz/fuzz-native.c runtime/native.c \
+ *       -I runtime tests/fuzz/fuzz-native.c runtime/core/native.c \
  *       runtime/.libs/libmaxcode.a -lxxhash -lcjson -lcurl -lm -ldl \
  *       -o fuzz-native
  */

@@ -12,9 +12,10 @@
  * below -1, and functions whose lines lie within NLINES.
  *
  *   clang -fsanitize=fuzzer,address,undefined -DHAVE_CONFIG_H -I . \
- *       -I runtime $(pkg-config --cflags libcjson) \
- *       tests/fuzz/fuzz-profile.c runtime/profile.c runtime/alloc.c \
- *       runtime/status.c $(pkg-config --libs libcjson) -lm -o fuzz-profile
+ *       -I runtime/util -I runtime/code $(pkg-config --cflags libcjson) \
+ *       tests/fuzz/fuzz-profile.c runtime/code/profile.c \
+ *       runtime/util/alloc.c runtime/util/status.c \
+ *       $(pkg-config --libs libcjson) -lm -o fuzz-profile
  */
 #include "mc_setup.h"
 #include "profile.h"

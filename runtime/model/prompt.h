@@ -4,7 +4,7 @@
  * critic, their rendering, their version, and the extraction of code
  * from a model's answer.
  *
- * The templates are the files runtime/prompts/NAME.txt, compiled in as
+ * The templates are the files runtime/model/prompts/NAME.txt, compiled in as
  * mc_prompt_NAME (dashes become underscores). Template grammar:
  *   template = *(text / variable / section)
  *   variable = "{{" name "}}"           ; its value, or nothing
