@@ -240,7 +240,8 @@ mc_manifest_interval(const cJSON *m, double *low, double *high)
     const cJSON *hi = lo ? cJSON_GetArrayItem(a, 1) : NULL;
 
     *low = *high = -1;
-    if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && lo->valuedouble > 0 &&
+    if (lo && hi && cJSON_IsNumber(lo) && cJSON_IsNumber(hi) &&
+        lo->valuedouble > 0 &&
         hi->valuedouble >= lo->valuedouble &&
         hi->valuedouble <= MC_MANIFEST_NUM_MAX) {
         *low = lo->valuedouble;

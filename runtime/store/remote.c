@@ -97,7 +97,7 @@ mc_remote_fetch(struct mc_remote *r, const char *source, const char *key,
 {
     struct mc_err err = MC_ERR_INIT;
     struct mc_buf body = MC_BUF_INIT;
-    unsigned long long before = r->store.bytes_in;
+    unsigned long long before;
     enum mc_code rc;
     int hit = 0;
 
