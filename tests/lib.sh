@@ -239,6 +239,29 @@ bear_make () {
 # here-document strips the tabs of recipe lines).
 tabify () { sed 's/^>/\t/'; }
 
+# linked_units DIR N SCALE WRITE: N marked units DIR/hot1.c ... hotN.c,
+# each `long hotI(long)` as the command WRITE I prints it, each linked
+# with main.c and the others; main.c sums the numbers of t/a.in ("1 2
+# 3") times SCALE into n and prints each hotI(n) on a line; the
+# Makefile builds prog of them.
+linked_units () {
+  mkdir -p "$1/t" && printf '1 2 3\n' >"$1/t/a.in" &&
+  _lu_i=1 _lu_objs= _lu_calls= _lu_decls=
+  while [ "$_lu_i" -le "$2" ]; do
+    $4 "$_lu_i" >"$1/hot$_lu_i.c" || return 1
+    _lu_others=$(seq 1 "$2" | grep -vx "$_lu_i" | sed "s/.*/hot&.c/" |
+      tr "\n" " ")
+    _lu_objs="$_lu_objs \$(maxcode hot$_lu_i.c, link=main.c $_lu_others, inputs=t/a.in)"
+    _lu_decls="$_lu_decls long hot$_lu_i(long);"
+    _lu_calls="$_lu_calls printf(\"%ld\\\\n\", hot$_lu_i(n));"
+    _lu_i=$((_lu_i + 1))
+  done
+  printf '#include <stdio.h>\n%s\nint main(void) { long n = 0, x;\n  while (scanf("%%ld", &x) == 1) n += x * %s;\n %s\n  return 0; }\n' \
+    "$_lu_decls" "$3" "$_lu_calls" >"$1/main.c" &&
+  printf '%s\n' "load $PLUGIN" "prog:$_lu_objs main.c" \
+    '>$(CC) -O2 -o $@ $^' | tabify >"$1/Makefile"
+}
+
 # sample_unit DIR: a marked source DIR/src/hot.c that includes a header
 # next to it (src/util.h), and two inputs t/a.in and t/b.in; it prints
 # twice the sum of its input (tests/data/sample-hot.c, sample-util.h).

@@ -18,22 +18,8 @@ nginx_start
 
 # project DIR [N]: N marked units (default 1) hot1.c..., each summing
 # its input twice over, and a main that calls them.
-project () {
-  mkdir -p "$1/t" && printf '1 2 3\n' >"$1/t/a.in" &&
-  _n=${2:-1} _i=1 _objs= _calls= _decls=
-  while [ "$_i" -le "$_n" ]; do
-    from_data hot-n.c "I=$_i" >"$1/hot$_i.c"
-    _others=$(seq 1 "$_n" | grep -vx "$_i" | sed "s/.*/hot&.c/" | tr "\n" " ")
-    _objs="$_objs \$(maxcode hot$_i.c, link=main.c $_others, inputs=t/a.in)"
-    _decls="$_decls long hot$_i(long);"
-    _calls="$_calls printf(\"%ld\\\\n\", hot$_i(n));"
-    _i=$((_i + 1))
-  done
-  printf '#include <stdio.h>\n%s\nint main(void) { long n = 0, x;\n  while (scanf("%%ld", &x) == 1) n += x * 20000;\n %s\n  return 0; }\n' \
-    "$_decls" "$_calls" >"$1/main.c" &&
-  printf '%s\n' "load $PLUGIN" "prog:$_objs main.c" '>$(CC) -O2 -o $@ $^' |
-    tabify >"$1/Makefile"
-}
+hot_n () { from_data hot-n.c "I=$1"; }
+project () { linked_units "$1" "${2:-1}" 20000 hot_n; }
 
 test_expect_success 'machine A searches and fills the remote' '
   project a/proj && cd a/proj &&

@@ -20,31 +20,19 @@ mkdir -p "$SHARED"
 # project DIR [N] [SALT]: N marked units (default 4) hot1.c..., each
 # summing its input, and a main that calls them; SALT (default 13)
 # changes every unit's code, and so its key.
-project () {
-  mkdir -p "$1/t" && printf '1 2 3\n' >"$1/t/a.in" &&
-  _n=${2:-4} _salt=${3:-13} _i=1 _objs= _calls= _decls=
-  while [ "$_i" -le "$_n" ]; do
-    cat >"$1/hot$_i.c" <<-EOF
+salted_unit () {
+  cat <<-EOF
 	long
-	hot$_i(long n)
+	hot$1(long n)
 	{
 	    long s = 0;
 	    for (long i = 0; i < n; i++)
-	        s += (i * 7 + $_i) % $_salt;
+	        s += (i * 7 + $1) % $_salt;
 	    return s;
 	}
 	EOF
-    _others=$(seq 1 "$_n" | grep -vx "$_i" | sed "s/.*/hot&.c/" | tr "\n" " ")
-    _objs="$_objs \$(maxcode hot$_i.c, link=main.c $_others, inputs=t/a.in)"
-    _decls="$_decls long hot$_i(long);"
-    _calls="$_calls printf(\"%ld\\\\n\", hot$_i(n));"
-    _i=$((_i + 1))
-  done
-  printf '#include <stdio.h>\n%s\nint main(void) { long n = 0, x;\n  while (scanf("%%ld", &x) == 1) n += x * 2000;\n %s\n  return 0; }\n' \
-    "$_decls" "$_calls" >"$1/main.c" &&
-  printf '%s\n' "load $PLUGIN" "prog:$_objs main.c" '>$(CC) -O2 -o $@ $^' |
-    tabify >"$1/Makefile"
 }
+project () { _salt=${3:-13}; linked_units "$1" "${2:-4}" 2000 salted_unit; }
 
 # checkout FROM TO: another checkout of FROM at TO, without its build.
 checkout () {
