@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "conf.h"
 #include "log.h"
+#include "paths.h"
 #include "internal.h"
 
 MC_EXPORT int plugin_is_GPL_compatible;
@@ -240,6 +241,10 @@ maxcode_gmk_setup(const gmk_floc *floc)
                          functions[i].min_args, functions[i].max_args,
                          functions[i].flags);
     gmk_eval("maxcode-version := " PACKAGE_VERSION, floc);
+    /* make has taken its -C options by the time it loads us, and never
+     * changes directory again: each call's key and lookup can take it
+     * from here. */
+    mc_path_cwd_pin();
     if (!getenv("MAXCODE_SESSION")) {
         /* This make run, for its recipes and sub-makes: a remote cache
          * failure is said once per run (cli/cmd_optimize.c). */

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "buf.h"
 #include "flags.h"
+#include "paths.h"
 
 #include <cjson/cJSON.h>
 
@@ -365,7 +366,7 @@ rebase(struct mc_compdb_entry *out, const char *dir, struct mc_err *err)
     char *from;
     enum mc_code rc;
 
-    if (!getcwd(cwd, sizeof(cwd)))
+    if (!mc_path_cwd(cwd, sizeof(cwd)))
         return mc_err_set(err, MC_EIO, "cannot get the current directory: "
                           "%s", strerror(errno));
     from = join_path(cwd, dir);

@@ -263,7 +263,7 @@ mc_target_expand_paths(const char *value, struct mc_strv *out,
                         "or directories a run reads, e.g. files=data/*.txt");
         goto out;
     }
-    if (!getcwd(cwd, sizeof(cwd))) {
+    if (!mc_path_cwd(cwd, sizeof(cwd))) {
         rc = mc_err_set(err, MC_EIO, "cannot find make's directory: %s",
                         strerror(errno));
         goto out;
@@ -346,6 +346,21 @@ links_cxx(const struct mc_target *t)
     return 0;
 }
 
+/* Whether make's directory has a compile_commands.json to read: asked
+ * once per process where the directory is pinned (make's), else at each
+ * call. */
+static int
+default_db(void)
+{
+    static int known, there;
+
+    if (known)
+        return there;
+    there = access("compile_commands.json", R_OK) == 0;
+    known = mc_path_cwd_pinned();
+    return there;
+}
+
 enum mc_code
 mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
                         void *ctx, int *from_db, struct mc_err *err)
@@ -361,7 +376,7 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     mc_free(t->compiler);
     t->compiler = NULL;
     mc_strv_release(&t->flags);
-    if (!*db && access("compile_commands.json", R_OK) == 0)
+    if (!*db && default_db())
         db = "compile_commands.json";
     if (*db) {
         rc = mc_compdb_find(db, t->source, &e, &found, err);

@@ -29,7 +29,7 @@ abs_dir_of(const char *path)
     char cwd[PATH_MAX];
 
     if (path[0] != '/') {
-        if (!getcwd(cwd, sizeof(cwd)))
+        if (!mc_path_cwd(cwd, sizeof(cwd)))
             return NULL;
         mc_buf_addf(&b, "%s/", cwd);
     }
@@ -76,11 +76,10 @@ quote_include(const char *line, size_t len, size_t *name_at,
  * that names what it was written from, into OUT. */
 static enum mc_code
 first_line(const char *source, const char *source_real, const char *text,
-           size_t len, struct mc_buf *out)
+           size_t len, struct mc_buf *out, char hex[MC_KEY_HEX + 1])
 {
     struct mc_digest d;
     struct mc_hash h;
-    char hex[MC_KEY_HEX + 1];
     const char *p;
 
     if (mc_hash_init(&h))
@@ -107,7 +106,7 @@ mc_variant_rewrite(const char *path, const char *source,
                    struct mc_buf *out, struct mc_err *err)
 {
     char *vdir = abs_dir_of(path), *sdir = abs_dir_of(source_real),
-         *rel = NULL;
+         *rel = NULL, stamp[MC_KEY_HEX + 1];
     enum mc_code rc = MC_OK;
     size_t off = 0;
 
@@ -116,7 +115,7 @@ mc_variant_rewrite(const char *path, const char *source,
                         "'%s' and '%s'", path, source);
         goto out;
     }
-    if (first_line(source, source_real, text, len, out)) {
+    if (first_line(source, source_real, text, len, out, stamp)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
@@ -183,56 +182,73 @@ beside(const char *path, const char *name, struct mc_buf *b)
                        slash ? path : ".", name);
 }
 
-/* The .written line of the file at PATH, whose status is ST, into B. */
+/* The .written record of the file at PATH, whose status is ST, written
+ * from the text whose stamp is STAMP, into B. */
 static enum mc_code
-written_line(const char *path, const struct stat *st, struct mc_buf *b)
+written_line(const char *path, const struct stat *st, const char *stamp,
+             struct mc_buf *b)
 {
     const char *slash = strrchr(path, '/');
 
-    return mc_buf_addf(b, "%lld %lld.%09ld %s\n", (long long)st->st_size,
+    return mc_buf_addf(b, "%lld %lld.%09ld %s %s", (long long)st->st_size,
                        (long long)st->st_mtim.tv_sec,
-                       (long)st->st_mtim.tv_nsec, slash ? slash + 1 : path);
+                       (long)st->st_mtim.tv_nsec, slash ? slash + 1 : path,
+                       stamp);
 }
 
-/* What the file at PATH is, against what .written recorded. */
-enum written { W_MISSING, W_UNRECORDED, W_CHANGED, W_SAME };
+/* What the file at PATH is, against what .written recorded and the text
+ * whose stamp is STAMP. */
+enum written { W_MISSING, W_UNRECORDED, W_CHANGED, W_OTHER, W_SAME };
 
 static enum written
-written_state(const char *path)
+written_state(const char *path, const char *stamp)
 {
-    struct mc_buf wp = MC_BUF_INIT, rec = MC_BUF_INIT, now = MC_BUF_INIT;
-    enum written w;
+    struct mc_buf wp = MC_BUF_INIT, now = MC_BUF_INIT;
+    char rec[PATH_MAX];
+    enum written w = W_UNRECORDED;
     struct stat st;
+    ssize_t n;
 
     if (stat(path, &st))
         return W_MISSING;
-    if (beside(path, ".written", &wp) ||
-        mc_file_read(wp.s, &rec, NULL) != MC_OK || written_line(path, &st,
-                                                               &now))
-        w = W_UNRECORDED;
-    else
-        w = rec.len == now.len && !memcmp(rec.s, now.s, now.len)
-                ? W_SAME
-                : W_CHANGED;
+    /* The record is a symbolic link's text: one readlink(), where a
+     * file would take an open, a read and a close. */
+    if (!beside(path, ".written", &wp) &&
+        (n = readlink(wp.s, rec, sizeof(rec))) > 0 &&
+        (size_t)n < sizeof(rec) && !written_line(path, &st, stamp, &now)) {
+        size_t head = now.len - strlen(stamp);
+
+        if ((size_t)n == now.len && !memcmp(rec, now.s, now.len))
+            w = W_SAME;
+        else if ((size_t)n > head && !memcmp(rec, now.s, head))
+            w = W_OTHER; /* as written, from another text */
+        else
+            w = W_CHANGED;
+    }
     mc_buf_release(&wp);
-    mc_buf_release(&rec);
     mc_buf_release(&now);
     return w;
 }
 
-/* Record the size and mtime of the file at PATH, just written, in
- * .written. A record that cannot be written costs the next hit a
- * comparison of the whole file, nothing else. */
+/* Record the size and mtime of the file at PATH, just written from the
+ * text whose stamp is STAMP, in .written: a symbolic link whose text is
+ * the record, put in place by rename(). A record that cannot be written
+ * costs the next hit a comparison of the whole file, nothing else. */
 static void
-record_written(const char *path)
+record_written(const char *path, const char *stamp)
 {
-    struct mc_buf wp = MC_BUF_INIT, line = MC_BUF_INIT;
+    struct mc_buf wp = MC_BUF_INIT, tmp = MC_BUF_INIT, line = MC_BUF_INIT;
     struct stat st;
 
     if (!stat(path, &st) && !beside(path, ".written", &wp) &&
-        !written_line(path, &st, &line))
-        mc_file_write_atomic(wp.s, line.s, line.len, NULL);
+        !written_line(path, &st, stamp, &line) &&
+        !mc_buf_addf(&tmp, "%s.%ld.%lx", wp.s, (long)getpid(),
+                     (unsigned long)random())) {
+        if (symlink(line.s, tmp.s) == 0 && rename(tmp.s, wp.s))
+            unlink(tmp.s);
+    }
     mc_buf_release(&wp);
+    mc_buf_release(&tmp);
     mc_buf_release(&line);
 }
 
@@ -259,41 +275,25 @@ out:
     return rc;
 }
 
-/* Whether the file at PATH starts with the line LINE (LEN bytes). */
-static int
-starts_with_line(const char *path, const char *line, size_t len)
-{
-    char head[512];
-    ssize_t n;
-    int fd;
-
-    if (len > sizeof(head))
-        return 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    n = read(fd, head, len);
-    close(fd);
-    return n == (ssize_t)len && !memcmp(head, line, len);
-}
-
 enum mc_code
 mc_variant_materialize(const char *path, const char *source,
                        const char *source_real, const char *text,
                        size_t len, int *edited, struct mc_err *err)
 {
     struct mc_buf out = MC_BUF_INIT;
-    enum written w = written_state(path);
+    char stamp[MC_KEY_HEX + 1];
+    enum written w;
     enum mc_code rc;
     int wrote = 0;
 
     if (edited)
         *edited = 0;
-    /* The hit path: the file was written from this very text, and it is
-     * as it was written (a stat and two short reads, no hashing). */
-    if (first_line(source, source_real, text, len, &out))
+    /* The hit path: the file is as maxcode wrote it, from this very text
+     * (a stat() and a readlink(), no read of the file). */
+    if (first_line(source, source_real, text, len, &out, stamp))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    if (w == W_SAME && starts_with_line(path, out.s, out.len)) {
+    w = written_state(path, stamp);
+    if (w == W_SAME) {
         mc_buf_release(&out);
         return MC_OK;
     }
@@ -305,7 +305,7 @@ mc_variant_materialize(const char *path, const char *source,
     if (!rc)
         rc = write_if_changed(path, out.s, out.len, &wrote, err);
     if (!rc)
-        record_written(path);
+        record_written(path, stamp);
     if (!rc && edited)
         *edited = w == W_CHANGED && wrote;
     mc_buf_release(&out);

@@ -19,12 +19,15 @@
  * recorded compile of the variant back to SOURCE.
  *
  * Next to it too, `.written` records the variant file's size and mtime
- * as maxcode last wrote it, so that a hit notices a file edited by hand
- * in .maxcode/ without hashing it (doc/internals/cache.md):
- *   written = size SP mtime SP name LF
+ * as maxcode last wrote it, and what it was written from, so that a hit
+ * notices a file edited by hand in .maxcode/ without reading it
+ * (doc/internals/cache.md). It is a symbolic link (pointing nowhere)
+ * whose text is the record, read by one readlink():
+ *   written = size SP mtime SP name SP stamp
  *   size    = 1*DIGIT                 ; bytes
  *   mtime   = 1*DIGIT "." 9DIGIT      ; st_mtim: seconds, nanoseconds
  *   name    = the variant file's name (NAME)
+ *   stamp   = 32HEXDIG                ; the first line's stamp
  * A file whose size or mtime differs, or that has no record, is compared
  * with what it should hold and written again when it differs. An edit
  * that keeps the size and puts the mtime back (touch -r) goes unseen.

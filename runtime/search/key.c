@@ -144,7 +144,7 @@ hash_sources(struct mc_hash *h, const struct mc_target *t,
     enum mc_code rc;
     size_t i;
 
-    if (!getcwd(cwd, sizeof(cwd)))
+    if (!mc_path_cwd(cwd, sizeof(cwd)))
         cwd[0] = '\0';
     /* The path matters: the variant's #line and include rewriting name
      * it, and two copies of a file in two directories are two units.

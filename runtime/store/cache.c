@@ -10,6 +10,7 @@
 #include "file.h"
 #include "log.h"
 #include "le.h"
+#include "paths.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -222,6 +223,42 @@ count_one(struct mc_cache *c, enum mc_stat s)
     mc_cache_stats_add(c, &d, NULL);
 }
 
+/*
+ * The cache directory DIR opened (O_PATH) for mc_file_read_at(), or -1
+ * with errno set. A process whose working directory is pinned (make's,
+ * paths.h) keeps it open for its life: every hit of a make run reads the
+ * same directory, and each would otherwise open and close it. *OWN says
+ * whether the caller closes it. Should DIR be replaced while make runs,
+ * the kept one finds nothing new: a miss, whose rule looks again.
+ */
+static int
+dir_fd(const char *dir, int *own)
+{
+    static char *kept_dir;
+    static int kept_fd = -1;
+    int fd;
+
+    *own = 0;
+    if (kept_fd >= 0 && !strcmp(kept_dir, dir))
+        return kept_fd;
+    fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || !mc_path_cwd_pinned()) {
+        *own = fd >= 0;
+        return fd;
+    }
+    if (kept_fd >= 0) {
+        close(kept_fd);
+        mc_free(kept_dir);
+        kept_fd = -1;
+    }
+    if (!(kept_dir = mc_strdup(dir))) {
+        *own = 1;
+        return fd;
+    }
+    kept_fd = fd;
+    return fd;
+}
+
 enum mc_code
 mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
              struct mc_err *err)
@@ -230,13 +267,23 @@ mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
     struct mc_err why = MC_ERR_INIT;
     struct stat st;
     enum mc_code rc;
+    int dirfd, own;
 
     if (mc_cache_path(c, key, ".mce", &path))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     /* The directory may be shared: no link followed, a regular file
      * only (a FIFO or /dev/zero here is a corrupt entry like any). */
-    rc = mc_file_read_beneath(c->dir, path.s + strlen(c->dir) + 1,
-                              MC_FILE_MAX, &raw, &st, &why);
+    dirfd = dir_fd(c->dir, &own);
+    if (dirfd < 0)
+        rc = errno == ENOENT || errno == ENOTDIR
+                 ? MC_ENOENT
+                 : mc_err_set(&why, MC_EIO, "cannot open '%s': %s",
+                              c->dir, strerror(errno));
+    else
+        rc = mc_file_read_at(dirfd, path.s + strlen(c->dir) + 1,
+                             MC_FILE_MAX, &raw, &st, &why);
+    if (own)
+        close(dirfd);
     if (!rc)
         rc = decode_file(&raw, &st, e, &why);
     if (rc == MC_OK && strcmp(e->key, key))

@@ -96,6 +96,11 @@ read_capped(int fd, const char *name, size_t cap, off_t hint,
         if (n <= 0)
             break;
         b->len += (size_t)n;
+        /* A regular file's read comes back short only at its end: at
+         * the size fstat() gave, that is the end, and the read that
+         * would say so is spared. */
+        if ((size_t)n < room && hint > 0 && b->len - start == (size_t)hint)
+            break;
     }
     b->s[b->len] = '\0';
     if (n < 0)
@@ -260,15 +265,66 @@ open_dir_beneath(int rootfd, const char *rel, size_t dirlen, int *dirfd,
     return walk_beneath(rootfd, rel, dirlen, dirfd, err);
 }
 
+/*
+ * REL beneath ROOTFD opened for reading in one openat2(), no link
+ * followed at any component, into *FD: 1; 0 when REL or a directory on
+ * its way is missing; -1 when the kernel has no openat2() or refused REL
+ * (a link on its way, a socket, a filter), for the walk to decide and
+ * name what it refused.
+ */
+static int
+open_file_beneath(int rootfd, const char *rel, int *fd)
+{
+#if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+    const char *hook = getenv("MAXCODE_DEBUG_NO_OPENAT2");
+    struct open_how how;
+
+    if (!hook || strcmp(hook, "1")) {
+        memset(&how, 0, sizeof(how));
+        how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+                    O_NOFOLLOW;
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+                      RESOLVE_NO_MAGICLINKS;
+        *fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+        if (*fd >= 0)
+            return 1;
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+    }
+#else
+    (void)rootfd;
+    (void)rel;
+#endif
+    *fd = -1;
+    return -1;
+}
+
 enum mc_code
 mc_file_read_beneath(const char *root, const char *rel, size_t cap,
                      struct mc_buf *b, struct stat *stp,
                      struct mc_err *err)
 {
+    enum mc_code rc;
+    int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+    if (rootfd < 0)
+        return errno == ENOENT || errno == ENOTDIR
+                   ? MC_ENOENT
+                   : mc_err_set(err, MC_EIO, "cannot open '%s': %s", root,
+                                strerror(errno));
+    rc = mc_file_read_at(rootfd, rel, cap, b, stp, err);
+    close(rootfd);
+    return rc;
+}
+
+enum mc_code
+mc_file_read_at(int rootfd, const char *rel, size_t cap, struct mc_buf *b,
+                struct stat *stp, struct mc_err *err)
+{
     const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
     const char *p, *kind;
     struct stat st_, *st = stp ? stp : &st_;
-    int rootfd = -1, dirfd = -1, fd = -1;
+    int dirfd = -1, fd = -1;
     enum mc_code rc = MC_OK;
 
     /* No absolute path, no "..": what REL names stays under ROOT. */
@@ -279,13 +335,14 @@ mc_file_read_beneath(const char *root, const char *rel, size_t cap,
             return mc_err_set(err, MC_EIO, "'%s' names '..'", rel);
     if (!*base || !strcmp(base, "."))
         return mc_err_set(err, MC_ESYNTAX, "'%s' is a directory", rel);
-    rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (rootfd < 0) {
-        rc = errno == ENOENT || errno == ENOTDIR
-                 ? MC_ENOENT
-                 : mc_err_set(err, MC_EIO, "cannot open '%s': %s", root,
-                              strerror(errno));
-        goto out;
+    /* The short way: one openat2() of the whole of REL (O_NONBLOCK and
+     * O_NOCTTY: a FIFO or a terminal is opened without a wait, then
+     * refused below); the walk when it cannot say. */
+    switch (open_file_beneath(rootfd, rel, &fd)) {
+    case 1:
+        goto opened;
+    case 0:
+        return MC_ENOENT;
     }
     if (slash)
         rc = open_dir_beneath(rootfd, rel, (size_t)(slash - rel), &dirfd,
@@ -295,12 +352,12 @@ mc_file_read_beneath(const char *root, const char *rel, size_t cap,
     if (rc)
         goto out;
     if (dirfd < 0) {
-        rc = mc_err_set(err, MC_EIO, "cannot open '%s': %s", root,
+        rc = mc_err_set(err, MC_EIO, "cannot open '%s': %s", rel,
                         strerror(errno));
         goto out;
     }
-    /* The last component: its type before it is opened (no device is
-     * ever opened, no FIFO waited on), and again after. */
+    /* The last component: its type before it is opened (no FIFO waited
+     * on), and again after. */
     if (fstatat(dirfd, base, st, AT_SYMLINK_NOFOLLOW)) {
         rc = errno == ENOENT || errno == ENOTDIR
                  ? MC_ENOENT
@@ -324,6 +381,7 @@ mc_file_read_beneath(const char *root, const char *rel, size_t cap,
                                     rel, strerror(errno));
         goto out;
     }
+opened:
     if (fstat(fd, st))
         rc = mc_err_set(err, MC_EIO, "cannot stat '%s': %s", rel,
                         strerror(errno));
@@ -336,8 +394,6 @@ out:
         close(fd);
     if (dirfd >= 0)
         close(dirfd);
-    if (rootfd >= 0)
-        close(rootfd);
     return rc;
 }
 

@@ -34,12 +34,14 @@ enum mc_code mc_file_read_stat(const char *path, struct mc_buf *b,
  * The checking read for files that someone else may have placed: a
  * candidate's run directory, a cache directory shared with other users.
  * Append the file REL, relative to the directory ROOT, to B, opened
- * without following a link at any component of REL (openat2() with
- * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it, else a
- * walk of one component at a time with O_NOFOLLOW), with O_NONBLOCK,
- * checked with fstat() to be a regular file, and read up to CAP bytes,
- * counted as read. ROOT itself may be reached through links. ST, when
- * not NULL, gets the file's fstat(). Returns:
+ * without following a link at any component of REL (one openat2() of
+ * REL with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has
+ * it, else, and to name a link it refused, a walk of one component at a
+ * time with O_NOFOLLOW), with O_NONBLOCK and O_NOCTTY (a FIFO is opened
+ * without a wait; a device node, which only root can make, may be
+ * opened), checked with fstat() to be a regular file, and read up to CAP
+ * bytes, counted as read. ROOT itself may be reached through links. ST,
+ * when not NULL, gets the file's fstat(). Returns:
  *   MC_OK;
  *   MC_ENOENT, no message: REL, or a directory on its way, is missing;
  *   MC_ESYNTAX, the file itself is refused: "'REL' is a symbolic link",
@@ -55,6 +57,12 @@ enum mc_code mc_file_read_stat(const char *path, struct mc_buf *b,
 enum mc_code mc_file_read_beneath(const char *root, const char *rel,
                                   size_t cap, struct mc_buf *b,
                                   struct stat *st, struct mc_err *err);
+
+/* mc_file_read_beneath() of REL beneath the directory ROOTFD, opened by
+ * the caller (O_PATH will do), who may keep it for many reads. */
+enum mc_code mc_file_read_at(int rootfd, const char *rel, size_t cap,
+                             struct mc_buf *b, struct stat *st,
+                             struct mc_err *err);
 
 /*
  * mc_file_read_beneath() of REL in the cache directory ROOT, for the

@@ -4,6 +4,7 @@
  */
 #include "mc_setup.h"
 #include "hash.h"
+#include "le.h"
 #include "log.h"
 
 #include <fcntl.h>
@@ -59,27 +60,29 @@ feed(struct mc_hash *h, const void *data, size_t len)
     h->npend += len;
 }
 
-static void
-put_le(uint8_t *p, uint64_t v, int n)
-{
-    int i;
-
-    for (i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* The frame before a value: the name and the value's length. */
+/* The frame before a value: the name and the value's length, written
+ * straight into H->pend when they fit (a key is some 30 of them). */
 static void
 frame(struct mc_hash *h, const char *name, uint64_t len)
 {
-    uint8_t n4[4], l8[8];
     size_t nl = strlen(name);
+    uint8_t *p, head[12];
 
-    put_le(n4, nl, 4);
-    put_le(l8, len, 8);
-    feed(h, n4, 4);
-    feed(h, name, nl);
-    feed(h, l8, 8);
+    if (nl + 12 > sizeof(h->pend) - h->npend)
+        flush(h);
+    if (nl + 12 > sizeof(h->pend)) {
+        mc_le_put32(head, (uint32_t)nl);
+        mc_le_put64(head + 4, len);
+        feed(h, head, 4);
+        feed(h, name, nl);
+        feed(h, head + 4, 8);
+        return;
+    }
+    p = h->pend + h->npend;
+    mc_le_put32(p, (uint32_t)nl);
+    memcpy(p + 4, name, nl);
+    mc_le_put64(p + 4 + nl, len);
+    h->npend += nl + 12;
 }
 
 void

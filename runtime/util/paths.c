@@ -45,6 +45,37 @@ split(const char *path, char **store, char *parts[])
     return n;
 }
 
+/* The directory mc_path_cwd_pin() read; empty when none is pinned. */
+static char pinned_cwd[PATH_MAX];
+
+char *
+mc_path_cwd(char *buf, size_t len)
+{
+    size_t n = strlen(pinned_cwd);
+
+    if (!n)
+        return getcwd(buf, len);
+    if (n >= len) {
+        errno = ERANGE;
+        return NULL;
+    }
+    memcpy(buf, pinned_cwd, n + 1);
+    return buf;
+}
+
+void
+mc_path_cwd_pin(void)
+{
+    if (!getcwd(pinned_cwd, sizeof(pinned_cwd)))
+        pinned_cwd[0] = '\0';
+}
+
+int
+mc_path_cwd_pinned(void)
+{
+    return pinned_cwd[0] != '\0';
+}
+
 const char *
 mc_path_in_dir(const char *path, const char *dir)
 {

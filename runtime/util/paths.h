@@ -41,6 +41,25 @@ const char *mc_path_in_dir(const char *path, const char *dir);
 int mc_path_beneath(const char *real, const char *dir);
 
 /*
+ * The working directory into BUF (LEN bytes), as getcwd() gives it; NULL
+ * with errno set when it cannot be read. After mc_path_cwd_pin(), the
+ * directory read then, with no system call: for a process that never
+ * changes directory (make, once it has read its -C options, runs the
+ * plugin in one directory), where a hit would otherwise ask the kernel
+ * at every call.
+ */
+char *mc_path_cwd(char *buf, size_t len);
+
+/* Read the working directory once, for mc_path_cwd() to give from then
+ * on; nothing is pinned (and each call asks again) when it cannot be
+ * read. */
+void mc_path_cwd_pin(void);
+
+/* Whether mc_path_cwd_pin() pinned a directory: what is found in it
+ * may then be remembered for the process too. */
+int mc_path_cwd_pinned(void);
+
+/*
  * The directory of the running executable, resolved through
  * /proc/self/exe. The caller frees *OUT with mc_free().
  */
