@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t0109-hit-cost: what a cache hit costs make's thread, counted in system
+# calls, which a busy machine does not move (issue 26, item 8). A hit
+# reads its entry with one openat2() beneath the cache directory (kept
+# open for the make run), an fstat(), a read() and a close(), and checks
+# its variant file with a stat() and a readlink() of its record: six
+# calls beyond what the same parse makes in MAXCODE_MODE=off, where it
+# made 22 before. The bound here is 7. Then what the faster checks must
+# still see: a variant edited by hand, a record from an older maxcode
+# (a regular file), a cache directory reached through a link, a linked
+# shard directory in it.
+. "$MC_SRCDIR/tests/lib.sh"
+
+export MAXCODE_BUDGET=1
+N=20
+
+mkdir -p p/src && cd p || exit 1
+# makefile FILE N: a makefile of the first N units.
+makefile () {
+  {
+    echo "load $PLUGIN"
+    echo 'CFLAGS = -O2'
+    echo 'OBJS :='
+    i=1
+    while [ "$i" -le "$2" ]; do
+      echo "OBJS += \$(maxcode src/f$i.c)"
+      i=$((i + 1))
+    done
+    echo 'parse: ; @echo $(OBJS)'
+    echo 'fill: $(OBJS) ; @:'
+  } >"$1"
+}
+i=1
+while [ "$i" -le "$N" ]; do
+  printf 'int f%d(int x) { return x * %d + 7; }\n' "$i" "$i" >"src/f$i.c"
+  i=$((i + 1))
+done
+makefile Makefile "$N"
+makefile half.mk "$((N / 2))"
+export MAXCODE_CACHE_DIR="$TRASH/cache"
+
+# calls MODE MAKEFILE: the system calls of make's parse of MAKEFILE in
+# MODE (-n: nothing runs), with the sanitizer's runtime where the plugin
+# needs it.
+calls () {
+  MAXCODE_MODE=$1 strace -f -qq -o "$TRASH/trace" \
+    ${MC_ASAN_PRELOAD:+-E LD_PRELOAD="$MC_ASAN_PRELOAD"} \
+    "$MC_SYSTEM_MAKE" -s -n -f "$2" parse >/dev/null &&
+    wc -l <"$TRASH/trace" | tr -d ' '
+}
+
+test_expect_success 'the cache is filled, then every unit is a hit' '
+  run_make -s -j2 fill >/dev/null 2>&1 &&
+  run_make -s parse >/dev/null &&
+  before=$(stat_of hits) &&
+  run_make -s parse >/dev/null &&
+  test "$(($(stat_of hits) - before))" = "$N"
+'
+
+# What a hit adds, less what a make run pays once (the compiler's
+# identity, the counters written at exit): the calls of N units less
+# those of N/2, in each mode.
+test_expect_success 'a hit makes at most 7 system calls beyond mode off' '
+  command -v strace >/dev/null &&
+  off=$(calls off Makefile) && on=$(calls optimize Makefile) &&
+  off2=$(calls off half.mk) && on2=$(calls optimize half.mk) &&
+  per=$((((on - off) - (on2 - off2)) / (N - N / 2))) &&
+  echo "# $N units: $off calls in mode off, $on all hits; $((N / 2)):" \
+    "$off2, $on2; per hit: $per" &&
+  test "$per" -le 7
+'
+
+v=$(run_make -s parse | tr " " "\n" | sed -n 1p)
+test_expect_success 'a variant edited by hand is seen and written again' '
+  test -n "$v" && cp "$v" "$TRASH/right" &&
+  echo "int evil;" >>"$v" &&
+  run_make -s parse 2>"$TRASH/err" >/dev/null &&
+  grep -q "had changed since maxcode wrote it" "$TRASH/err" &&
+  cmp "$v" "$TRASH/right"
+'
+
+test_expect_success 'a record from an older maxcode (a file) is left for a link' '
+  w=$(dirname "$v")/.written &&
+  test -L "$w" &&
+  rm "$w" && echo "old record" >"$w" &&
+  touch -d @1600000000 "$v" &&
+  run_make -s parse 2>"$TRASH/err" >/dev/null &&
+  ! test -s "$TRASH/err" &&
+  test -L "$w" &&
+  test "$(stat -c %Y "$v")" = 1600000000
+'
+
+test_expect_success 'a cache directory reached through a link still hits' '
+  ln -s "$TRASH/cache" "$TRASH/cache-link" &&
+  before=$(stat_of hits) &&
+  MAXCODE_CACHE_DIR="$TRASH/cache-link" run_make -s parse >/dev/null &&
+  test "$(($(stat_of hits) - before))" = "$N"
+'
+
+test_expect_success 'a linked shard directory in the cache is not followed' '
+  mv "$TRASH/cache" "$TRASH/cache2" && mkdir "$TRASH/cache" &&
+  for d in "$TRASH"/cache2/[0-9a-f][0-9a-f]; do
+    ln -s "$d" "$TRASH/cache/$(basename "$d")" || return 1
+  done &&
+  MAXCODE_MODE=cache run_make -s parse >"$TRASH/out" 2>"$TRASH/err" &&
+  grep -q "src/f1.c" "$TRASH/out" &&
+  ! grep -q "\.maxcode/" "$TRASH/out" &&
+  grep -q "is a symbolic link" "$TRASH/err"
+'
+
+test_done
