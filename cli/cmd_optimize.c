@@ -261,6 +261,8 @@ struct run {
     struct mc_buf src;          /* the original's text */
     const char *reason;         /* why the original is kept */
     char why[2048];             /* the text of REASON, when made here */
+    struct mc_buf hint;         /* "; FIX" for a REASON in the Makefile */
+    int no_build;               /* the original does not build */
     struct mc_eval ev;          /* the executor, with the baseline */
     int ev_ok, searchable;
     struct mc_search search;
@@ -286,6 +288,7 @@ run_init(struct run *r)
     mc_sign_keys_init(&r->keys);
     mc_buf_init(&r->vpath);
     mc_buf_init(&r->src);
+    mc_buf_init(&r->hint);
 }
 
 static void
@@ -304,6 +307,7 @@ run_release(struct run *r)
     mc_target_setup_release(&r->ts);
     mc_buf_release(&r->vpath);
     mc_buf_release(&r->src);
+    mc_buf_release(&r->hint);
 }
 
 /* A CUDA target: the device probe this machine remembers for its boot,
@@ -493,6 +497,7 @@ step_look_up(struct run *r)
     if (hit) {
         if (!strcmp(r->mode, "verify"))
             verify_entry(r->t, r->cache.dir, &r->e);
+        mc_hit_say_note(r->t->source, &r->e);
         r->hit = 1;
         return STEP_HIT;
     }
@@ -541,6 +546,29 @@ step_device(struct run *r)
     return STEP_NEXT;
 }
 
+/*
+ * The original cannot be measured for a cause in the Makefile (WHY, the
+ * executor's short form): it does not build, crashes, fails its check,
+ * ... The fix, where one is known, goes after the reason now, and both
+ * into the entry's NOTE, which every later build that uses the entry
+ * says (mc_hit_say_note()): a cached fallback of this kind is never
+ * silent.
+ */
+static void
+note_makefile_cause(struct run *r, const char *why)
+{
+    static const char no_build[] = "the original does not build";
+    size_t i;
+
+    r->no_build = !strncmp(why, no_build, sizeof(no_build) - 1);
+    mc_fallback_hint(why, r->t->source, &r->hint);
+    mc_buf_addf(&r->e.note, "the cached entry keeps the original: %.400s%s",
+                why, r->hint.s ? r->hint.s : "");
+    for (i = 0; i < r->e.note.len; i++)
+        if (r->e.note.s[i] == '\n' || r->e.note.s[i] == '\t')
+            r->e.note.s[i] = ' ';
+}
+
 /* The original's text and include files, then the baseline: the
  * original built, checked and timed alone. Only what can be stored is
  * searched. */
@@ -569,6 +597,8 @@ step_baseline(struct run *r)
         snprintf(r->why, sizeof(r->why), "cannot measure the original: %s",
                  r->ev.why.len ? r->ev.why.s : err.msg);
         r->reason = r->why;
+        if (r->ev.why.len)
+            note_makefile_cause(r, err.msg);
     } else {
         r->oc.baseline = r->ev.baseline_s;
         r->searchable = 1;
@@ -669,11 +699,11 @@ say_outcome(const struct run *r)
                 "%.2fx-%.2fx)%s", r->t->source, r->best->label,
                 r->oc.speedup, s->final_low, s->final_high, cost);
     else if (r->strict && failed(r))
-        mc_error("%s: the search failed (MAXCODE_STRICT=1): %s%s",
-                 r->t->source, r->reason, cost);
+        mc_error("%s: the search failed (MAXCODE_STRICT=1): %s%s%s",
+                 r->t->source, r->reason, r->hint.s ? r->hint.s : "", cost);
     else
-        mc_info("%s: keeping the original (%s)%s", r->t->source, r->reason,
-                cost);
+        mc_info("%s: keeping the original (%s)%s%s", r->t->source,
+                r->reason, r->hint.s ? r->hint.s : "", cost);
 }
 
 /* The outcome's counters: a search (none when nothing could be learnt),
@@ -697,6 +727,8 @@ count_outcome(struct run *r, double seconds)
          * than no speedup. */
         if (r->search_failed && why == MC_STAT_FALLBACK_NO_SPEEDUP)
             why = MC_STAT_FALLBACK_OTHER;
+        if (r->no_build)
+            why = MC_STAT_FALLBACK_NO_BUILD;
         r->d.n[MC_STAT_FALLBACKS] = 1;
         r->d.n[why] = 1;
     }

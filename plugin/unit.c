@@ -471,6 +471,7 @@ use_hit(struct mc_target *t, const char *source, struct mc_cache *cache,
     }
     if (edited)
         mc_variant_say_edited(source, vpath->s);
+    mc_hit_say_note(source, e);
     mc_cache_touch(cache, e);
     if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
         emit_rule(t, key, vpath->s, mode, 1);

@@ -70,6 +70,7 @@ mc_entry_init(struct mc_entry *e)
     mc_buf_init(&e->variant);
     mc_buf_init(&e->includes);
     mc_buf_init(&e->trajectory);
+    mc_buf_init(&e->note);
 }
 
 void
@@ -79,6 +80,7 @@ mc_entry_release(struct mc_entry *e)
     mc_buf_release(&e->variant);
     mc_buf_release(&e->includes);
     mc_buf_release(&e->trajectory);
+    mc_buf_release(&e->note);
     mc_entry_init(e);
 }
 
@@ -114,6 +116,8 @@ mc_entry_encode(const struct mc_entry *e, struct mc_buf *b)
               e->includes.len;
     if (e->trajectory.len)
         payload += SECTION_HDR + e->trajectory.len;
+    if (e->note.len)
+        payload += SECTION_HDR + e->note.len;
     if (payload > MC_ENTRY_MAX - HEADER_LEN - TRAILER_LEN)
         return MC_EINVAL;
     memcpy(hdr, "MCXE", 4);
@@ -127,6 +131,8 @@ mc_entry_encode(const struct mc_entry *e, struct mc_buf *b)
     add_section(b, "INCL", &e->includes);
     if (e->trajectory.len)
         add_section(b, "TRAJ", &e->trajectory);
+    if (e->note.len)
+        add_section(b, "NOTE", &e->note);
     if (mc_buf_status(b))
         return MC_ENOMEM;
     mc_hash_buffer(b->s, b->len, &sum);
@@ -176,6 +182,8 @@ mc_entry_decode(const void *data, size_t len, struct mc_entry *e,
             dst = &e->includes;
         else if (!memcmp(p + off, "TRAJ", 4))
             dst = &e->trajectory;
+        else if (!memcmp(p + off, "NOTE", 4))
+            dst = &e->note;
         if (dst) {
             mc_buf_reset(dst);
             if (mc_buf_add(dst, p + off + SECTION_HDR, (size_t)n))

@@ -20,7 +20,7 @@
  *   payload-len = u64
  *   payload  = *section [signature]
  *   section  = tag length data
- *   tag      = "MANI" / "VARI" / "INCL" / "TRAJ"          ; 4 bytes
+ *   tag      = "MANI" / "VARI" / "INCL" / "TRAJ" / "NOTE"   ; 4 bytes
  *   length   = u64
  *   signature = "SIGN" length public-key signed           ; the last
  *                                                         ; section; length
@@ -39,7 +39,11 @@
  * XXH3-128 over its bytes framed as the key field "file"), a space, the
  * path. TRAJ, written only when the entry comes from a search, is its
  * trajectory: every node's code, feedback and critique (journal.h,
- * doc/internals/rollouts.md). SIGN, written by a machine with a signing
+ * doc/internals/rollouts.md). NOTE, written only when the original is
+ * kept for a cause in the Makefile (it does not build, crashes, fails
+ * its check, ...; not when nothing was faster), is one line that every
+ * build using the entry says: the reason and its fix (mc_hit_say_note(),
+ * hit.h). A reader older than NOTE skips it. SIGN, written by a machine with a signing
  * key (MAXCODE_SIGNING_KEY), is outside what the key hashes and leaves
  * the version alone: a reader that does not know it skips it, as it
  * skips every unknown tag. An entry is written to a temporary
@@ -87,6 +91,8 @@ struct mc_entry {
     struct mc_buf includes;  /* "HASH PATH\n" lines */
     struct mc_buf trajectory; /* the search's rollout (TRAJ), JSON lines
                                * (journal.h); empty: none */
+    struct mc_buf note;      /* NOTE: one line said at each hit; empty:
+                              * none */
 };
 
 /* The counters, in the order the stats file lists them. The file names

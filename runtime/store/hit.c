@@ -31,3 +31,21 @@ mc_hit_fits(const struct mc_target *t, const char *source,
                             : "the search recipe checks it");
     return fits;
 }
+
+void
+mc_hit_say_note(const char *source, const struct mc_entry *e)
+{
+    char line[512];
+    size_t i, n = e->note.len < sizeof(line) - 1 ? e->note.len
+                                                 : sizeof(line) - 1;
+
+    if (!n)
+        return;
+    /* One line of printable text, whoever wrote the entry. */
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)e->note.s[i];
+        line[i] = c < ' ' || c == 0x7f ? ' ' : (char)c;
+    }
+    line[n] = '\0';
+    mc_info("%s: %s", source, line);
+}

@@ -27,4 +27,12 @@
 int mc_hit_fits(const struct mc_target *t, const char *source,
                 const struct mc_entry *e, const char *mode, int resolve);
 
+/*
+ * Say E's note (its NOTE section: why the original is kept, for a cause
+ * in the Makefile, and the fix), naming SOURCE, at log level normal:
+ * "SOURCE: NOTE". Nothing when E has none, which is every entry of a
+ * search that ran (found a variant or none faster).
+ */
+void mc_hit_say_note(const char *source, const struct mc_entry *e);
+
 #endif /* MC_HIT_H */

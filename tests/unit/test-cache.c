@@ -57,6 +57,17 @@ test_cache__round_trip(void)
     is_str(got.variant.s, e.variant.s, "the variant is the same");
     is_str(got.manifest.s, e.manifest.s, "the manifest is the same");
     is_long(got.created, 1700000000, "so is the creation time");
+    ok(got.note.len == 0, "no note was stored, none is read");
+    mc_entry_release(&got);
+
+    /* A note (NOTE) goes with the entry; a key of its own. */
+    e.key[0] = 'c';
+    mc_buf_adds(&e.note, "the cached entry keeps the original: why");
+    is_long(mc_cache_put(&c, &e, &err), MC_OK, "an entry with a note");
+    mc_entry_init(&got);
+    is_long(mc_cache_get(&c, e.key, &got, &err), MC_OK, "read back");
+    is_str(got.note.s, e.note.s, "with its note");
+    is_str(got.variant.s, e.variant.s, "and the same variant");
     mc_entry_release(&got);
     mc_entry_release(&e);
     mc_buf_release(&path);
