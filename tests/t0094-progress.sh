@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # t0094-progress: the progress lines of searches, in the form maxcode(1)
 # PROGRESS gives: a start line, one line per candidate with the time spent
-# and left, and a last line with the time and the model's cost; under
+# and left (none from the first candidate alone; a figure above the best
+# says "not confirmed"), and a last line with the time and the model's cost; under
 # make -j4 with four searches at once, every line is whole, starts with
 # its target and is one of those forms.
 . "$MC_SRCDIR/tests/lib.sh"
@@ -19,8 +20,8 @@ err, targets = sys.argv[1], sys.argv[2:]
 t = "(" + "|".join(re.escape(x) for x in targets) + ")"
 forms = [
     ("start", t + r": searching: budget 3, strategy flat, proposer builtin$"),
-    ("cand", t + r" \[([1-3])/3\] (correct [0-9.]+x|[a-z -]+) "
-             r"\(best [0-9.]+x; f_r [0-4] u_t [0-9.]+\) "
+    ("cand", t + r" \[([1-3])/3\] (correct ([0-9.]+)x(, not confirmed)?"
+             r"|[a-z -]+) \(best ([0-9.]+)x; f_r [0-4] u_t [0-9.]+\) "
              r"\[[0-9hms]+(, ~[0-9hms]+ left)?\](: .*)?$"),
     ("end", t + r": (optimized: kept .+, [0-9.]+x confirmed \(interval "
             r"[0-9.]+x-[0-9.]+x\)|keeping the original \(.+\)); [0-9hms]+, "
@@ -39,6 +40,14 @@ for line in open(err, errors="replace"):
         m = re.match(rx, body)
         if m:
             seen[m.group(1)].append(kind + (m.group(2) if kind == "cand" else ""))
+            # A figure above the best is "not confirmed", never beside a
+            # lower best alone; the first candidate estimates no time.
+            if kind == "cand" and m.group(4) and \
+               ((float(m.group(4)) > float(m.group(6)) and not m.group(5))
+                or (float(m.group(4)) < float(m.group(6)) and m.group(5))):
+                print("# best and figure disagree:", line); bad = 1
+            if kind == "cand" and m.group(2) == "1" and m.group(7):
+                print("# an estimate from the first alone:", line); bad = 1
             break
     else:
         print("# no progress form:", line); bad = 1

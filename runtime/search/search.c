@@ -335,9 +335,17 @@ settle(struct mc_search *s, size_t i)
     int vcosts = s->valuer && s->valuer->cost &&
                  s->valuer->cost(s->valuer_state, &v);
 
+    double now = mc_spawn_clock();
+
     mc_search_update_best(s, i);
     mc_journal_append(s->journal, nd, costs ? &u : NULL,
                       vcosts ? &v : NULL);
+    /* The first candidate's time holds one-time costs (the proposer's
+     * compiler probes, the profile); a batch settles at once. */
+    if (!s->first_settled)
+        s->first_settled = now;
+    if (now - s->first_settled < 0.05)
+        s->first_batch++;
     mc_search_progress(s, i);
 }
 

@@ -103,6 +103,10 @@ struct mc_search {
                                * time spent */
     double loop_s;            /* seconds the loop ran (the time limit's
                                * clock) */
+    double first_settled;     /* when this run settled its first node
+                               * (0: none yet), and how many it settled */
+    size_t first_batch;       /* then: the pace of the time left counts
+                               * from there, not the first's cost */
     struct mc_buf reason;     /* why the original is kept */
 };
 

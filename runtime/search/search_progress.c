@@ -27,21 +27,25 @@ mc_search_duration(double seconds, char *out, size_t cap)
 }
 
 /* The progress line's clock after node I: the time this run has spent
- * and, while candidates remain, the time they should take at this run's
- * pace so far ("[12s, ~30s left]"). */
+ * and, while candidates remain, the time they should take at the pace
+ * of the candidates settled since the first ones ("[12s, ~30s left]"):
+ * the first's time holds one-time costs, so there is no estimate until
+ * a candidate after it has settled. */
 static void
 progress_clock(const struct mc_search *s, size_t i, char *out, size_t cap)
 {
-    double spent = mc_spawn_clock() - s->started;
+    double now = mc_spawn_clock(), spent = now - s->started;
     size_t done = i + 1 > s->resumed ? i + 1 - s->resumed : 1;
     char a[24], b[24];
 
     mc_search_duration(spent, a, sizeof(a));
-    if (i + 1 >= s->budget) {
+    if (i + 1 >= s->budget || !s->first_settled || done <= s->first_batch) {
         snprintf(out, cap, "[%s]", a);
         return;
     }
-    mc_search_duration(spent / (double)done * (double)(s->budget - i - 1),
+    mc_search_duration((now - s->first_settled) /
+                           (double)(done - s->first_batch) *
+                           (double)(s->budget - i - 1),
                        b, sizeof(b));
     snprintf(out, cap, "[%s, ~%s left]", a, b);
 }
@@ -78,7 +82,15 @@ mc_search_progress(const struct mc_search *s, size_t i)
         snprintf(value, sizeof(value), " value %.2f", nd->value);
     snprintf(bins, sizeof(bins), "f_r %d u_t %g%s", nd->fr, nd->ut, value);
     progress_clock(s, i, clock, sizeof(clock));
-    if (nd->correct)
+    if (nd->correct && !nd->confirmed &&
+        nd->speedup > mc_search_best_reward(s))
+        /* Faster as measured, yet not confirmed beyond the noise: not
+         * the best, which a lower figure beside it would seem to say. */
+        mc_info("%s [%zu/%zu] correct %.2fx, not confirmed (best %.2fx; "
+                "%s) %s%s%.*s", s->t->source, i + 1, s->budget, nd->speedup,
+                mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
+                note);
+    else if (nd->correct)
         mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx; %s) %s%s%.*s",
                 s->t->source, i + 1, s->budget, nd->speedup,
                 mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
