@@ -12,7 +12,8 @@
  *                                  diff colours on a terminal
  *
  * Both find the entry as `maxcode show --json` does (mc_show_lookup).
- * Every line of show is cut to the terminal's width, never wrapped, and
+ * Every line of show is cut to the terminal's width (the reason is
+ * wrapped: its useful part is often at its end), and
  * the text in it that came from code or a model has its control
  * characters replaced, so that a critique cannot move the cursor or
  * break the table. The diff's original is the one the entry's
@@ -146,6 +147,42 @@ put_field(struct mc_buf *line, const char *tag, const char *value,
     add_cell(line, tag, TAG_WIDTH + 1, TAG_WIDTH);
     add_cell(line, value, 0, SIZE_MAX);
     put_line(line, width);
+}
+
+/* A summary field whose VALUE is worth reading whole (the reason): TAG,
+ * then VALUE cleaned, wrapped at spaces into lines of WIDTH columns,
+ * each after the tag's column; a word wider than that is cut across
+ * lines. */
+static void
+put_field_wrapped(struct mc_buf *line, const char *tag, const char *value,
+                  size_t width)
+{
+    struct mc_buf clean = MC_BUF_INIT;
+    size_t room = width > TAG_WIDTH + 11 ? width - TAG_WIDTH - 1 : 10;
+    size_t i = 0, first = 1;
+
+    add_cell(&clean, value, 0, SIZE_MAX);
+    while (first || i < clean.len) {
+        size_t cols = 0, j = i, brk = 0;
+
+        /* The longest run of whole words from I within ROOM columns. */
+        for (; j < clean.len; j++) {
+            if (starts_char(clean.s[j]) && cols++ == room)
+                break;
+            if (clean.s[j] == ' ')
+                brk = j;
+        }
+        if (j < clean.len && brk > i)
+            j = brk;
+        add_cell(line, first ? tag : "", TAG_WIDTH + 1, TAG_WIDTH);
+        mc_buf_add(line, clean.s + i, j - i);
+        put_line(line, width);
+        i = j;
+        while (i < clean.len && clean.s[i] == ' ')
+            i++;
+        first = 0;
+    }
+    mc_buf_release(&clean);
 }
 
 /* The speedup line: the confirmed speedup, its 99% interval when the
@@ -338,7 +375,7 @@ mc_show_print(const cJSON *m)
     put_field(&line, "key", mc_manifest_str(m, "key"), width);
     put_field(&line, "status", mc_manifest_str(m, "status"), width);
     if (*reason)
-        put_field(&line, "reason", reason, width);
+        put_field_wrapped(&line, "reason", reason, width);
     put_speedup(m, &line, width);
     if (*mc_manifest_str(m, "best"))
         put_field(&line, "best", mc_manifest_str(m, "best"), width);

@@ -8,7 +8,8 @@
 # build that hits it says it again, one line; `maxcode stats` counts it
 # as "does not build". The entry of a search that ran (a variant, or
 # the original because nothing was faster) is silent when hit.
-# MAXCODE_LOG=quiet silences the note.
+# MAXCODE_LOG=quiet silences the note. `show` wraps the long reason
+# instead of cutting it.
 . "$MC_SRCDIR/tests/lib.sh"
 
 export MAXCODE_BUDGET=1
@@ -65,6 +66,16 @@ test_expect_success 'MAXCODE_LOG=quiet says nothing' '
 test_expect_success '"does not build" is counted as such by maxcode stats' '
   "$MAXCODE_BIN" stats >st &&
   grep "Does not build:" st | grep -q 1
+'
+
+test_expect_success 'show wraps the reason, whole, to the width' '
+  COLUMNS=50 "$MAXCODE_BIN" show hot.c >shown &&
+  "$MAXCODE_BIN" show hot.c --json >m &&
+  json_get m "d[\"reason\"]" | tr -d " \n" >want &&
+  awk "length > 50 { bad = 1 } END { exit bad }" shown &&
+  sed -n "/^reason/,/^speedup/p" shown | sed "\$d" |
+    cut -c11- | tr -d " \n" >got &&
+  test "$(cat got)" = "$(cat want)"
 '
 
 test_expect_success 'the entry of a search that ran is silent when hit' '
