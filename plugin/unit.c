@@ -498,6 +498,45 @@ plan_search(struct mc_target *t, const char *source, const char *key,
     return mc_buf_detach(vpath, NULL);
 }
 
+/* Whether GOAL cleans: "clean" or a name that ends in it ("distclean",
+ * "mostlyclean", "maintainer-clean", "realclean"), or "clobber". */
+static int
+cleaning_goal(const char *goal, size_t n)
+{
+    return (n >= 5 && !strncmp(goal + n - 5, "clean", 5)) ||
+           (n == 7 && !strncmp(goal, "clobber", 7));
+}
+
+/*
+ * Whether make was asked only to clean ($(MAKECMDGOALS) all cleaning
+ * goals): then every call expands to its SOURCE, unchecked, so that no
+ * error in a call, a missing file or a bad option, stops `make clean`.
+ * Read once per make run: the goals do not change while it reads.
+ */
+static int
+only_cleaning(void)
+{
+    static int known, cleaning;
+    char *goals, *p;
+
+    if (known)
+        return cleaning;
+    goals = gmk_expand("$(MAKECMDGOALS)");
+    cleaning = goals && goals[strspn(goals, " \t")];
+    for (p = goals; cleaning && p && *p;) {
+        size_t n;
+
+        p += strspn(p, " \t");
+        n = strcspn(p, " \t");
+        if (n && !cleaning_goal(p, n))
+            cleaning = 0;
+        p += n;
+    }
+    gmk_free(goals);
+    known = 1;
+    return cleaning;
+}
+
 /* MAXCODE_MODE of T, with T's MAXCODE_LOG in force. */
 static const char *
 unit_mode(const struct mc_target *t)
@@ -530,6 +569,8 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
 
     mc_entry_init(&e);
     memset(&t, 0, sizeof(t));
+    if (only_cleaning())
+        return mc_strdup(source);
     if (mc_plugin_conf(&base, &err)) {
         mc_plugin_fail("%s", err.msg);
         goto out;
@@ -670,6 +711,8 @@ mc_fn_marked(const char *name, unsigned int argc, char **argv)
 
     (void)name;
     (void)argc;
+    if (only_cleaning())
+        return mc_plugin_to_make(argv[0]);
     for (;;) {
         p += strspn(p, " \t\n");
         if (!*p)

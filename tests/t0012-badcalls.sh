@@ -3,7 +3,8 @@
 # t0012-badcalls: each malformed $(maxcode ...) call stops make (exit 2)
 # at the caller's makefile line, "Makefile:N: *** maxcode: ...", with a
 # message that names the problem, before any work starts (DESIGN 1.2).
-# One test per bad call.
+# One test per bad call. A goal list of only cleaning goals (clean,
+# distclean, ...) is never stopped by one.
 . "$MC_SRCDIR/tests/lib.sh"
 
 export MAXCODE_CACHE_DIR="$TRASH/cache"
@@ -155,6 +156,28 @@ test_expect_success 'a bad call in an included makefile names that file and line
   printf "# sub.mk\n\nprog: \$(maxcode src/x.c, budget=0)\n" >sub.mk &&
   printf "load %s\ninclude sub.mk\nall: ;@:\n" "$PLUGIN" >Makefile &&
   fails_at sub.mk:3 "option '\''budget=0'\''"
+'
+
+# A bad call must not keep a project from being cleaned (issue 27): a
+# goal list of cleaning goals only turns the plugin off.
+test_expect_success 'make clean and distclean run despite a bad call' '
+  printf "load %s\nprog: \$(maxcode src/gone.c) \$(maxcode src/x.c, budget=0)\n" \
+    "$PLUGIN" >Makefile &&
+  printf "SRCS := \$(maxcode-marked src/x.c src/p.c)\n" >>Makefile &&
+  printf "clean distclean maintainer-clean clobber: ; @echo cleaned \$@\n" \
+    >>Makefile &&
+  run_make clean >out 2>err && test "$(cat out)" = "cleaned clean" &&
+  ! test -s err &&
+  run_make distclean maintainer-clean clobber >out 2>err &&
+  test "$(wc -l <out)" = 3 && ! test -s err &&
+  ! test -d .maxcode
+'
+
+test_expect_success 'a goal besides cleaning ones still stops at the bad call' '
+  expect_exit 2 run_make clean prog >out 2>err &&
+  contains err "Makefile:2: *** maxcode:" &&
+  expect_exit 2 run_make >out 2>err &&
+  contains err "Makefile:2: *** maxcode:"
 '
 
 test_done
