@@ -257,6 +257,9 @@ struct run {
     int probed_now;             /* this run probed (none remembered) */
     int native_now;             /* this run resolved isa=native (none
                                  * remembered) */
+    const char *vkey;           /* the key of the variant's path, when
+                                 * not KEY: make's, keyed before
+                                 * isa=native was resolved */
     struct mc_entry e;          /* the entry, found or made */
     struct mc_buf src;          /* the original's text */
     const char *reason;         /* why the original is kept */
@@ -386,6 +389,17 @@ key_differs(struct run *r)
 {
     const char *src = r->t->source;
 
+    if (r->native_now && !r->probed_now) {
+        /* make keyed it before -march=native was resolved here: search
+         * and store under the resolved key, which the next parse
+         * computes and finds; this build's variant is at make's. */
+        mc_verbose("%s: the native architecture (%s) was resolved only "
+                   "now; searching under its key %s", src,
+                   r->t->native_arch ? r->t->native_arch : "unknown",
+                   r->key);
+        r->vkey = r->o.key;
+        return;
+    }
     memcpy(r->key, r->o.key, sizeof(r->key));
     if (r->probed_now && !r->gpu.n)
         return; /* No device: step_device() says so. */
@@ -397,14 +411,6 @@ key_differs(struct run *r)
         r->benign = 1;
         r->reason = "the CUDA devices were probed during this build; the "
                     "next build searches";
-    } else if (r->native_now) {
-        /* make keyed it before -march=native was resolved here. */
-        mc_info("%s: the native architecture (%s) was resolved only now; "
-                "the next build keys the target for it", src,
-                r->t->native_arch ? r->t->native_arch : "unknown");
-        r->benign = 1;
-        r->reason = "the native architecture was resolved during this "
-                    "build; the next build searches";
     } else {
         /* The inputs changed between make's parse and this recipe. Keep
          * the original for now; the next make run keys them afresh. */
@@ -452,7 +458,8 @@ step_lock(struct run *r)
         key_differs(r);
     if (mc_cache_init(&r->cache, mc_conf_get(&t->conf, MC_SET_CACHE_DIR),
                       &err) ||
-        mc_variant_path(r->key, mc_target_name(t), &r->vpath)) {
+        mc_variant_path(r->vkey ? r->vkey : r->key, mc_target_name(t),
+                        &r->vpath)) {
         mc_error("out of memory");
         return 1;
     }
