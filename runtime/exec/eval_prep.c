@@ -2,7 +2,7 @@
 /*
  * eval_prep.c: setting the executor up (mc_eval_init()) and preparing
  * the original (mc_eval_prepare()): its text, its build, its reference
- * runs and why they cannot judge when they cannot. Part of the
+ * runs, its own check= and why they cannot judge when they cannot. Part of the
  * executor (eval_priv.h).
  */
 #include "mc_setup.h"
@@ -373,6 +373,40 @@ reference_run(struct mc_eval *ev, size_t i, struct mc_err *err)
     return rc;
 }
 
+/*
+ * The check= command on the original's run of input I: the original
+ * must pass its own check, or it is no reference (every candidate that
+ * matches it would fail the check too, and the search would learn the
+ * wrong thing). EV->why then quotes the check, the input and what the
+ * check printed; MC_EINVAL. The original's own exit status is no
+ * failure: it is what candidates must match.
+ */
+static enum mc_code
+check_original(struct mc_eval *ev, size_t i, struct mc_err *err)
+{
+    const char *check = mc_target_get(ev->t, MC_OPT_CHECK);
+    struct mc_buf how = MC_BUF_INIT;
+    struct mc_run_result res;
+    enum mc_code rc;
+
+    if (!*check)
+        return MC_OK;
+    rc = mc_eval_run_check(ev, check, ev->orig_test, i, &res, err);
+    if (rc)
+        return rc;
+    if (!mc_eval_check_passed(&res, &how)) {
+        mc_buf_reset(&ev->why);
+        mc_buf_addf(&ev->why, "the original fails its own check on %s, "
+                    "so it is no reference and no candidate was judged: "
+                    "check '%s' %s", mc_eval_input_name(ev, i), check,
+                    how.s);
+        rc = mc_err_set(err, MC_EINVAL, "%s", ev->why.s);
+    }
+    mc_eval_result_release(&res);
+    mc_buf_release(&how);
+    return rc;
+}
+
 enum mc_code
 mc_eval_read_original(struct mc_eval *ev, struct mc_err *err)
 {
@@ -433,6 +467,8 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
         rc = build_original(ev, dir, err);
     for (i = 0; !rc && i < ev->n_runs; i++)
         rc = reference_run(ev, i, err);
+    for (i = 0; !rc && i < ev->n_runs; i++)
+        rc = check_original(ev, i, err);
     if (!rc)
         rc = mc_eval_time_original(ev, err);
     if (!rc)
