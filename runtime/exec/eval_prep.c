@@ -147,9 +147,40 @@ mc_eval_original_path(const struct mc_eval *ev, struct mc_buf *src)
     mc_buf_adds(src, ev->t->source);
 }
 
+/*
+ * When DIAG, the original's failed build, says that the program has no
+ * main() ("undefined reference to `main'", lld's "undefined symbol:
+ * main") and no link= is given: append to B that link= names the files
+ * linked with SOURCE, with the compile DB entry's other inputs as the
+ * example when it had some (a one-line compile-and-link).
+ */
+static void
+link_hint(const struct mc_eval *ev, const struct mc_buf *diag,
+          struct mc_buf *b)
+{
+    const struct mc_strv *o = &ev->t->db_others;
+    size_t i;
+
+    if (ev->t->link.n || !diag->s ||
+        (!strstr(diag->s, "reference to `main'") &&
+         !strstr(diag->s, "reference to 'main'") &&
+         !strstr(diag->s, "undefined symbol: main")))
+        return;
+    mc_buf_adds(b, "; nothing linked with SOURCE defines main: name the "
+                "files that complete the program with link=");
+    if (!o->n) {
+        mc_buf_adds(b, "FILES");
+        return;
+    }
+    for (i = 0; i < o->n; i++)
+        mc_buf_addf(b, "%s%s", i ? "+" : "", o->v[i]);
+    mc_buf_adds(b, " (the other inputs of SOURCE's compile database "
+                "entry)");
+}
+
 /* Build the original (SOURCE made absolute) into DIR; on a build
  * failure, EV->why gives the command, the directory and the first
- * errors. */
+ * errors, and where main() is missing, a link= hint. */
 static enum mc_code
 build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
 {
@@ -165,6 +196,7 @@ build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
         mc_buf_addf(&ev->why, "the original does not build: %s (in %s): "
                     "%s", ev->build_cmd.s ? ev->build_cmd.s : "",
                     ev->make_dir, first.s ? first.s : "");
+        link_hint(ev, &diag, &ev->why);
         rc = mc_err_set(err, MC_EINVAL, "the original does not build: "
                         "%.200s", first.s ? first.s : "");
     }
