@@ -224,22 +224,31 @@ sed 's/int main(int argc, char \*\*argv)/int main(void)/; s/if (argc.*/if (0)/' 
 
 test_expect_success 'a check command that fails: incorrect' '
   expect_exit 3 "$MAXCODE_BIN" eval who-orig.c who.c \
-    "check=echo check-said-no >&2; exit 1" --json --no-time >fb &&
+    "check=test \"\$(\"\$MAXCODE_EXE\" who)\" = hello || { echo check-said-no >&2; exit 1; }" \
+    --json --no-time >fb &&
   json fb "j[\"verdict\"] == \"incorrect\"" "j[\"compiled\"] is True" \
     "\"check-said-no\" in j[\"detail\"]" "\"failed\" in j[\"detail\"]"
 '
 
 test_expect_success 'a check command that tests $MAXCODE_EXE passes' '
   "$MAXCODE_BIN" eval who-orig.c who.c \
-    "check=test -x \"\$MAXCODE_EXE\" && \"\$MAXCODE_EXE\" who | grep -qx candidate" \
+    "check=test -x \"\$MAXCODE_EXE\" && \"\$MAXCODE_EXE\" who | grep -qx hello" \
     --json --no-time >fb &&
   json fb "j[\"verdict\"] == \"correct\""
 '
 
-test_expect_success 'the check command runs the candidate, not the original' '
-  expect_exit 3 "$MAXCODE_BIN" eval who-orig.c who-orig.c \
-    "check=\"\$MAXCODE_EXE\" who | grep -qx candidate" --json --no-time >fb &&
+test_expect_success 'the check command runs the candidate, not only the original' '
+  expect_exit 3 "$MAXCODE_BIN" eval who-orig.c who.c \
+    "check=! \"\$MAXCODE_EXE\" who | grep -qx candidate" --json --no-time >fb &&
   json fb "j[\"verdict\"] == \"incorrect\""
+'
+
+test_expect_success 'an original that fails its own check judges no candidate' '
+  expect_exit 1 "$MAXCODE_BIN" eval who-orig.c who.c \
+    "check=echo check-said-no >&2; exit 1" --json --no-time >fb 2>err &&
+  contains err "the original fails its own check on (no input)" &&
+  contains err "check-said-no" && contains err "exit status 1" &&
+  ! test -s fb
 '
 
 cat >fenced.c <<'EOC'

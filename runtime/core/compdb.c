@@ -10,9 +10,11 @@
 #include "alloc.h"
 #include "buf.h"
 #include "flags.h"
+#include "lang.h"
 #include "paths.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 
 /* Options whose argument is a path that is relative to the compilation's
  * directory: kept together with it (flags.c rebases the path). */
@@ -20,6 +22,13 @@ static const char *const path_opts[] = {
     "-I", "-iquote", "-isystem", "-idirafter", "-include", "-imacros",
 };
 
+/* Options whose separate argument stays with them, whatever it looks
+ * like (an argument is never an input file). */
+static const char *const arg_opts[] = {
+    "-x", "-D", "-U", "-u", "-z", "-e", "-B", "-T", "-Xlinker",
+    "-Xassembler", "-Xpreprocessor", "--param", "-iprefix", "-iwithprefix",
+    "-iwithprefixbefore", "-isysroot",
+};
 
 void
 mc_compdb_entry_init(struct mc_compdb_entry *e)
@@ -27,6 +36,9 @@ mc_compdb_entry_init(struct mc_compdb_entry *e)
     e->compiler = NULL;
     mc_strv_init(&e->flags);
     e->directory = NULL;
+    mc_strv_init(&e->ldflags);
+    mc_strv_init(&e->ldlibs);
+    mc_strv_init(&e->others);
 }
 
 void
@@ -35,6 +47,9 @@ mc_compdb_entry_release(struct mc_compdb_entry *e)
     mc_free(e->compiler);
     mc_strv_release(&e->flags);
     mc_free(e->directory);
+    mc_strv_release(&e->ldflags);
+    mc_strv_release(&e->ldlibs);
+    mc_strv_release(&e->others);
     mc_compdb_entry_init(e);
 }
 
@@ -310,8 +325,46 @@ names_file(const char *a, const char *dir, const char *file,
     return r < 0 ? -1 : r && !strcmp(buf, real);
 }
 
-/* Clean ARGV (see mc_compdb_find) into OUT's flags. DIR and FILE are the
- * entry's; REAL is the file's realpath. */
+/* Whether word A (no option) names an input file of a compile or a
+ * link: a source by the language table's extensions, an object, a
+ * static or shared library ("libz.so.1" too). */
+static int
+is_input_file(const char *a)
+{
+    const char *base = strrchr(a, '/'), *dot, *so;
+
+    base = base ? base + 1 : a;
+    if (!*base || *a == '-')
+        return 0;
+    if (mc_lang_of_path(base))
+        return 1;
+    dot = strrchr(base, '.');
+    if (dot && (!strcmp(dot, ".o") || !strcmp(dot, ".a") ||
+                !strcmp(dot, ".so")))
+        return 1;
+    so = strstr(base, ".so.");
+    if (!so || so == base)
+        return 0;
+    for (so += 4; *so; so++)
+        if (!isdigit((unsigned char)*so) && *so != '.')
+            return 0;
+    return 1;
+}
+
+/* Whether A is one of arg_opts, whose next word is its argument. */
+static int
+takes_arg(const char *a)
+{
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(arg_opts); i++)
+        if (!strcmp(a, arg_opts[i]))
+            return 1;
+    return 0;
+}
+
+/* Clean ARGV (see mc_compdb_find) into OUT's flags, ldflags, ldlibs and
+ * others. DIR and FILE are the entry's; REAL is the file's realpath. */
 static enum mc_code
 clean_flags(const struct mc_strv *argv, const char *dir, const char *file,
             const char *real, struct mc_compdb_entry *out,
@@ -345,23 +398,109 @@ clean_flags(const struct mc_strv *argv, const char *dir, const char *file,
                 return oom(err);
             continue;
         }
+        if (!strncmp(a, "-l", 2) || !strncmp(a, "-L", 2)) {
+            /* For the link, not for SOURCE's compile. */
+            struct mc_strv *to = a[1] == 'l' ? &out->ldlibs : &out->ldflags;
+
+            if (mc_strv_push(to, a) ||
+                (!a[2] && i + 1 < argv->n && mc_strv_push(to, argv->v[++i])))
+                return oom(err);
+            continue;
+        }
+        if (takes_arg(a)) {
+            if (mc_strv_push(fl, a) ||
+                (i + 1 < argv->n && mc_strv_push(fl, argv->v[++i])))
+                return oom(err);
+            continue;
+        }
         r = names_file(a, dir, file, real);
         if (r < 0)
             return oom(err);
         if (r)
             continue;
+        if (is_input_file(a)) {
+            if (mc_strv_push(&out->others, a))
+                return oom(err);
+            continue;
+        }
         if (mc_strv_push(fl, a))
             return oom(err);
     }
     return MC_OK;
 }
 
-/* OUT's flags, whose paths are relative to the entry's directory DIR,
- * made relative to the current directory (see flags.h). */
+/* Absolute path P with each "DIR/.." dropped, in place ("/a/b/../c" is
+ * "/a/c"): a file name for people, not for the compiler. */
+static void
+drop_dotdot(char *p)
+{
+    char *w = p, *r = p;
+
+    while (*r) {
+        size_t n;
+
+        while (*r == '/')
+            r++;
+        n = strcspn(r, "/");
+        if (n == 2 && r[0] == '.' && r[1] == '.') {
+            while (w > p && *--w != '/')
+                ;
+        } else if (n && !(n == 1 && r[0] == '.')) {
+            *w++ = '/';
+            memmove(w, r, n);
+            w += n;
+        }
+        r += n;
+    }
+    if (w == p)
+        *w++ = '/';
+    *w = '\0';
+}
+
+/* The words of *V (flags, ON_FLAGS; else file names) meant relative to
+ * directory FROM, made relative to directory TO (both absolute). */
+static enum mc_code
+rebase_list(struct mc_strv *v, const char *from, const char *to,
+            int on_flags)
+{
+    struct mc_strv out = MC_STRV_INIT;
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    if (on_flags)
+        rc = mc_flags_rebase(v, from, to, MC_FLAGS_ALL, &out);
+    for (i = 0; !on_flags && !rc && i < v->n; i++) {
+        char *abs = v->v[i][0] == '/' ? NULL : join_path(from, v->v[i]);
+        char *rel;
+
+        if (abs)
+            drop_dotdot(abs);
+        rel = abs ? mc_path_relative(to, abs) : NULL;
+
+        if (v->v[i][0] == '/')
+            rc = mc_strv_push(&out, v->v[i]);
+        else if (!rel)
+            rc = MC_ENOMEM;
+        else
+            rc = mc_strv_push(&out, rel);
+        mc_free(rel);
+        mc_free(abs);
+    }
+    if (rc) {
+        mc_strv_release(&out);
+        return MC_ENOMEM;
+    }
+    mc_strv_release(v);
+    *v = out;
+    return MC_OK;
+}
+
+/* OUT's flags, ldflags and other files, whose paths are relative to the
+ * entry's directory DIR, made relative to the current directory (see
+ * flags.h). */
 static enum mc_code
 rebase(struct mc_compdb_entry *out, const char *dir, struct mc_err *err)
 {
-    struct mc_strv flags = MC_STRV_INIT;
     char cwd[PATH_MAX];
     char *from;
     enum mc_code rc;
@@ -372,15 +511,13 @@ rebase(struct mc_compdb_entry *out, const char *dir, struct mc_err *err)
     from = join_path(cwd, dir);
     if (!from)
         return oom(err);
-    rc = mc_flags_rebase(&out->flags, from, cwd, MC_FLAGS_ALL, &flags);
+    rc = rebase_list(&out->flags, from, cwd, 1);
+    if (!rc)
+        rc = rebase_list(&out->ldflags, from, cwd, 1);
+    if (!rc)
+        rc = rebase_list(&out->others, from, cwd, 0);
     mc_free(from);
-    if (rc) {
-        mc_strv_release(&flags);
-        return oom(err);
-    }
-    mc_strv_release(&out->flags);
-    out->flags = flags;
-    return MC_OK;
+    return rc ? oom(err) : MC_OK;
 }
 
 enum mc_code

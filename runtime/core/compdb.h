@@ -41,9 +41,15 @@ struct mc_compdb_entry {
     char *compiler;       /* argv[0] of the entry, as written */
     struct mc_strv flags; /* the flags, cleaned (see mc_compdb_find) */
     char *directory;      /* the entry's "directory" */
+    struct mc_strv ldflags; /* its "-L DIR" options, rebased */
+    struct mc_strv ldlibs;  /* its "-lNAME" options */
+    struct mc_strv others;  /* its other input files (sources, objects,
+                             * libraries), rebased: what the entry
+                             * linked SOURCE with */
 };
 
-#define MC_COMPDB_ENTRY_INIT {NULL, MC_STRV_INIT, NULL}
+#define MC_COMPDB_ENTRY_INIT                                               \
+    {NULL, MC_STRV_INIT, NULL, MC_STRV_INIT, MC_STRV_INIT, MC_STRV_INIT}
 
 /* Set E up empty; allocates nothing. */
 void mc_compdb_entry_init(struct mc_compdb_entry *e);
@@ -67,11 +73,22 @@ void mc_compdb_entry_release(struct mc_compdb_entry *e);
  *     "-MQ X"/"-MQX" and "-Wp,-MD,X"/"-Wp,-MMD,X", because they would
  *     write (or name) .d files of the original build whenever the flags
  *     are reused;
+ *   - moved out, because they belong to a link and not to SOURCE's
+ *     compile (an entry of a one-line compile-and-link, "cc -O2 -o prog
+ *     hot.c main.o -lm", has them): every other input file, a word that
+ *     is no option's argument and ends in an extension of the language
+ *     table (lang.h), ".o", ".a", ".so" or ".so.N", into OUT's others;
+ *     "-lNAME" and "-l NAME" into OUT's ldlibs; "-LDIR" and "-L DIR"
+ *     into OUT's ldflags. The separate argument of "-x", "-D", "-U",
+ *     "-u", "-z", "-e", "-B", "-T", "-Xlinker", "-Xassembler",
+ *     "-Xpreprocessor" and "--param" stays with its option, whatever
+ *     it looks like;
  *   - rebased: every relative path in an option (see flags.h: "-I DIR",
  *     "-iquote DIR", "-include FILE", "-L DIR", "-Wl,-rpath,DIR", ...)
  *     is meant relative to "directory"; it is rewritten relative to the
  *     current directory (make's), "../include" where needed, so that the
- *     flags work from there and name no absolute checkout location;
+ *     flags work from there and name no absolute checkout location; so
+ *     are OUT's ldflags and each relative file of OUT's others;
  *   - every other argument is kept, in order ("-DX=1", "-O2", ...).
  *
  * OUT is initialised here (any earlier contents are not freed); when

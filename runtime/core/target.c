@@ -708,6 +708,7 @@ mc_target_release(struct mc_target *t)
     mc_free(t->native_arch);
     mc_strv_release(&t->ldflags);
     mc_strv_release(&t->ldlibs);
+    mc_strv_release(&t->db_others);
     mc_strv_release(&t->files);
     if (t->ignore) {
         regfree(t->ignore);

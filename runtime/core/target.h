@@ -67,8 +67,14 @@ struct mc_target {
     char *linker;              /* the link driver when it is not the
                                 * compiler (a C source with a C++ link
                                 * file links with $(CXX)); else NULL */
-    struct mc_strv ldflags;    /* $(LDFLAGS), as make's link rule has it */
-    struct mc_strv ldlibs;     /* $(LDLIBS) */
+    struct mc_strv ldflags;    /* $(LDFLAGS), as make's link rule has it,
+                                * then the compile DB entry's -L DIR */
+    struct mc_strv ldlibs;     /* $(LDLIBS), then the entry's -lNAME */
+    struct mc_strv db_others;  /* the compile DB entry's other input
+                                * files (sources, objects, libraries),
+                                * relative to make's directory: never
+                                * compiled with SOURCE, only named where
+                                * link= is missing */
     regex_t *ignore;           /* ignore= compiled, or NULL */
     char *gpu;                 /* a CUDA target's GPU identity
                                 * (mc_cuda_set_identity()), set by the
@@ -213,6 +219,9 @@ typedef char *(*mc_target_var_fn)(const char *name, void *ctx);
  *             with $(CFLAGS), $(CXXFLAGS) for C++ or $(NVCCFLAGS) for .cu
  *   compiler: the compile-DB entry's; $(CC), $(CXX) or $(NVCC) (default
  *             cc, c++, nvcc)
+ * and T->ldflags, T->ldlibs: $(LDFLAGS) and $(LDLIBS), each followed by
+ * what the compile-DB entry had of them (-L, -l; see compdb.h), and
+ * T->db_others, the entry's other input files (none without an entry).
  * VAR reads the variables. *FROM_DB tells whether the DB was used.
  */
 enum mc_code mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,

@@ -376,6 +376,7 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     mc_free(t->compiler);
     t->compiler = NULL;
     mc_strv_release(&t->flags);
+    mc_strv_release(&t->db_others);
     if (!*db && default_db())
         db = "compile_commands.json";
     if (*db) {
@@ -386,7 +387,8 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     if (found) {
         *from_db = 1;
         t->compiler = mc_strdup(e.compiler);
-        if (!t->compiler || mc_strv_extend(&t->flags, &e.flags)) {
+        if (!t->compiler || mc_strv_extend(&t->flags, &e.flags) ||
+            mc_strv_extend(&t->db_others, &e.others)) {
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
             goto out;
         }
@@ -424,6 +426,10 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     rc = add_var_words(var, ctx, "LDFLAGS", &t->ldflags, err);
     if (!rc)
         rc = add_var_words(var, ctx, "LDLIBS", &t->ldlibs, err);
+    /* The entry's -L and -l: for the link, not for SOURCE's compile. */
+    if (!rc && found && (mc_strv_extend(&t->ldflags, &e.ldflags) ||
+                         mc_strv_extend(&t->ldlibs, &e.ldlibs)))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     if (!rc && t->lang == MC_LANG_C && links_cxx(t)) {
         char *ld = var(cxx->cc_var, ctx);
 

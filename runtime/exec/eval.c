@@ -24,7 +24,6 @@
 #define SAN_RSS_REPORT "hard rss limit exhausted"
 
 /* Running and judging. */
-#define CHECK_TIMEOUT_S 120      /* the check= command */
 #define RUN_TIMEOUT_X   10       /* a candidate's run may take this many */
 #define RUN_TIMEOUT_PAD_S 5      /* times the original's, plus this */
 
@@ -119,33 +118,33 @@ check_runs(struct mc_eval *ev, const char *exe, int sanitized,
     return 1;
 }
 
-/* The user's check command, with MAXCODE_EXE naming the candidate. */
+/* The user's check command, with MAXCODE_EXE naming the candidate,
+ * once per input (the original passed it on each: mc_eval_prepare()).
+ * Returns 1 if it passed on all; sets FB's verdict and detail on the
+ * first failure. */
 static int
 run_check(struct mc_eval *ev, const char *exe, struct mc_feedback *fb,
           struct mc_err *err)
 {
     const char *check = mc_target_get(ev->t, MC_OPT_CHECK);
-    struct mc_run_spec spec;
-    struct mc_run_result res;
-    int ok;
+    struct mc_buf how = MC_BUF_INIT;
+    size_t i;
+    int ok = 1;
 
-    if (!*check)
-        return 1;
-    memset(&spec, 0, sizeof(spec));
-    spec.exe = exe;
-    spec.shell_cmd = check;
-    spec.timeout_s = CHECK_TIMEOUT_S;
-    spec.untrusted = 1;
-    if (mc_eval_run_once(ev, &spec, &res, err))
-        return 0;
-    ok = !res.timed_out && res.o.status == 0;
-    if (!ok) {
-        mc_buf_rtrim(&res.o.err);
-        fb->verdict = MC_VERDICT_INCORRECT;
-        mc_buf_addf(&fb->detail, "check '%s' %s: %.200s", check,
-                    res.timed_out ? "timed out" : "failed", res.o.err.s);
+    for (i = 0; ok && *check && i < ev->n_runs; i++) {
+        struct mc_run_result res;
+
+        if (mc_eval_run_check(ev, check, exe, i, &res, err))
+            return 0;
+        ok = mc_eval_check_passed(&res, &how);
+        if (!ok) {
+            fb->verdict = MC_VERDICT_INCORRECT;
+            mc_buf_addf(&fb->detail, "check '%s' on %s %s", check,
+                        mc_eval_input_name(ev, i), how.s);
+        }
+        mc_eval_result_release(&res);
     }
-    mc_eval_result_release(&res);
+    mc_buf_release(&how);
     return ok;
 }
 

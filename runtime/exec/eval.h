@@ -5,13 +5,16 @@
  * The protocol (timing, statistics, sandbox) is in doc/internals/eval.md.
  *
  * One struct mc_eval serves one target: the original is built, run for
- * its reference outputs and timed once, then each candidate is
+ * its reference outputs, checked by the `check` command (it must pass
+ * its own check to be a reference) and timed once, then each candidate
+ * is
  *   1. checked against the fences (text outside them must not change);
  *   2. built twice, for tests (with test-cppflags) and for timing;
  *   3. run on every input in a fresh sandbox directory and compared with
  *      the original (what `compare` names, and always the exit status;
  *      numbers within `tolerance` when it is set);
- *   4. checked by the `check` command, and with sanitize=1 built with
+ *   4. checked by the `check` command (once per input, the input on
+ *      its stdin), and with sanitize=1 built with
  *      ASan+UBSan and run again, where any report fails it;
  *   5. timed A/B-interleaved against the original under the machine-wide
  *      timing lock, promoted only beyond the noise, and confirmed in a
@@ -143,10 +146,13 @@ void mc_eval_release(struct mc_eval *ev);
 
 /*
  * Build the original, record its outputs (twice: an original whose runs
- * differ cannot judge anyone, MC_EINVAL), and time it alone. On
- * failure ERR says why (a build error, a crash, ...), and EV->why says
- * it in full: for a build error, the command line, the working
- * directory and the first error lines. Idempotent.
+ * differ cannot judge anyone, MC_EINVAL), run the check= command on it
+ * once per input (an original that fails its own check is no
+ * reference: MC_EINVAL), and time it alone. On failure ERR says why (a
+ * build error, a crash, a failed check, ...), and EV->why says it in
+ * full: for a build error, the command line, the working directory and
+ * the first error lines; for a failed check, the check, the input and
+ * the first lines the check printed. Idempotent.
  */
 enum mc_code mc_eval_prepare(struct mc_eval *ev, struct mc_err *err);
 

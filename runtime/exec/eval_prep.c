@@ -2,7 +2,7 @@
 /*
  * eval_prep.c: setting the executor up (mc_eval_init()) and preparing
  * the original (mc_eval_prepare()): its text, its build, its reference
- * runs and why they cannot judge when they cannot. Part of the
+ * runs, its own check= and why they cannot judge when they cannot. Part of the
  * executor (eval_priv.h).
  */
 #include "mc_setup.h"
@@ -147,9 +147,40 @@ mc_eval_original_path(const struct mc_eval *ev, struct mc_buf *src)
     mc_buf_adds(src, ev->t->source);
 }
 
+/*
+ * When DIAG, the original's failed build, says that the program has no
+ * main() ("undefined reference to `main'", lld's "undefined symbol:
+ * main") and no link= is given: append to B that link= names the files
+ * linked with SOURCE, with the compile DB entry's other inputs as the
+ * example when it had some (a one-line compile-and-link).
+ */
+static void
+link_hint(const struct mc_eval *ev, const struct mc_buf *diag,
+          struct mc_buf *b)
+{
+    const struct mc_strv *o = &ev->t->db_others;
+    size_t i;
+
+    if (ev->t->link.n || !diag->s ||
+        (!strstr(diag->s, "reference to `main'") &&
+         !strstr(diag->s, "reference to 'main'") &&
+         !strstr(diag->s, "undefined symbol: main")))
+        return;
+    mc_buf_adds(b, "; nothing linked with SOURCE defines main: name the "
+                "files that complete the program with link=");
+    if (!o->n) {
+        mc_buf_adds(b, "FILES");
+        return;
+    }
+    for (i = 0; i < o->n; i++)
+        mc_buf_addf(b, "%s%s", i ? "+" : "", o->v[i]);
+    mc_buf_adds(b, " (the other inputs of SOURCE's compile database "
+                "entry)");
+}
+
 /* Build the original (SOURCE made absolute) into DIR; on a build
  * failure, EV->why gives the command, the directory and the first
- * errors. */
+ * errors, and where main() is missing, a link= hint. */
 static enum mc_code
 build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
 {
@@ -165,6 +196,7 @@ build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
         mc_buf_addf(&ev->why, "the original does not build: %s (in %s): "
                     "%s", ev->build_cmd.s ? ev->build_cmd.s : "",
                     ev->make_dir, first.s ? first.s : "");
+        link_hint(ev, &diag, &ev->why);
         rc = mc_err_set(err, MC_EINVAL, "the original does not build: "
                         "%.200s", first.s ? first.s : "");
     }
@@ -373,6 +405,40 @@ reference_run(struct mc_eval *ev, size_t i, struct mc_err *err)
     return rc;
 }
 
+/*
+ * The check= command on the original's run of input I: the original
+ * must pass its own check, or it is no reference (every candidate that
+ * matches it would fail the check too, and the search would learn the
+ * wrong thing). EV->why then quotes the check, the input and what the
+ * check printed; MC_EINVAL. The original's own exit status is no
+ * failure: it is what candidates must match.
+ */
+static enum mc_code
+check_original(struct mc_eval *ev, size_t i, struct mc_err *err)
+{
+    const char *check = mc_target_get(ev->t, MC_OPT_CHECK);
+    struct mc_buf how = MC_BUF_INIT;
+    struct mc_run_result res;
+    enum mc_code rc;
+
+    if (!*check)
+        return MC_OK;
+    rc = mc_eval_run_check(ev, check, ev->orig_test, i, &res, err);
+    if (rc)
+        return rc;
+    if (!mc_eval_check_passed(&res, &how)) {
+        mc_buf_reset(&ev->why);
+        mc_buf_addf(&ev->why, "the original fails its own check on %s, "
+                    "so it is no reference and no candidate was judged: "
+                    "check '%s' %s", mc_eval_input_name(ev, i), check,
+                    how.s);
+        rc = mc_err_set(err, MC_EINVAL, "%s", ev->why.s);
+    }
+    mc_eval_result_release(&res);
+    mc_buf_release(&how);
+    return rc;
+}
+
 enum mc_code
 mc_eval_read_original(struct mc_eval *ev, struct mc_err *err)
 {
@@ -433,6 +499,8 @@ mc_eval_prepare(struct mc_eval *ev, struct mc_err *err)
         rc = build_original(ev, dir, err);
     for (i = 0; !rc && i < ev->n_runs; i++)
         rc = reference_run(ev, i, err);
+    for (i = 0; !rc && i < ev->n_runs; i++)
+        rc = check_original(ev, i, err);
     if (!rc)
         rc = mc_eval_time_original(ev, err);
     if (!rc)

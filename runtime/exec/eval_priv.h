@@ -31,6 +31,7 @@
                                   * 128 + N, as the shell says it */
 #define MIB          (1ULL << 20)
 #define FIRST_LINES     3        /* error or stderr lines in a summary */
+#define CHECK_TIMEOUT_S 120      /* each run of the check= command */
 
 /* One run of a program: what runs, on what, how. */
 struct mc_run_spec {
@@ -104,6 +105,26 @@ enum mc_code mc_eval_run_inputs(struct mc_eval *ev, const char *exe,
 
 /* Free RES's outputs. */
 void mc_eval_result_release(struct mc_run_result *res);
+
+/*
+ * Run the check= command CHECK (not empty) as `sh -c` with MAXCODE_EXE
+ * naming EXE, in a fresh directory as the program's runs have, with
+ * input I (mc_eval_input_of()) on its standard input, untrusted, into
+ * RES (released by the caller with mc_eval_result_release()). The
+ * original and every candidate are checked this way, once per input.
+ */
+enum mc_code mc_eval_run_check(struct mc_eval *ev, const char *check,
+                               const char *exe, size_t i,
+                               struct mc_run_result *res,
+                               struct mc_err *err);
+
+/*
+ * Whether check run RES passed (it exited 0 in time); when it did not,
+ * append to B how it ended ("failed (exit status N)", "timed out after
+ * N s", "failed (signal N)") and the first lines it printed, stderr's,
+ * else stdout's, joined by " | " (at most FIRST_LINES lines, 200 bytes).
+ */
+int mc_eval_check_passed(const struct mc_run_result *res, struct mc_buf *b);
 
 /* Why a run was stopped at the memory bound, into B: killed in its
  * cgroup (CGROUP), else by ASan's watch of its resident memory. */

@@ -415,6 +415,52 @@ mc_eval_result_release(struct mc_run_result *res)
     mc_eval_run_out_release(&res->o);
 }
 
+enum mc_code
+mc_eval_run_check(struct mc_eval *ev, const char *check, const char *exe,
+                  size_t i, struct mc_run_result *res, struct mc_err *err)
+{
+    struct mc_run_spec spec;
+
+    memset(&spec, 0, sizeof(spec));
+    spec.exe = exe;
+    spec.shell_cmd = check;
+    spec.input = mc_eval_input_of(ev, i);
+    spec.timeout_s = CHECK_TIMEOUT_S;
+    spec.untrusted = 1;
+    return mc_eval_run_once(ev, &spec, res, err);
+}
+
+int
+mc_eval_check_passed(const struct mc_run_result *res, struct mc_buf *b)
+{
+    const struct mc_buf *said = res->o.err.len ? &res->o.err : &res->o.out;
+    const char *p = said->len ? said->s : "";
+    size_t start;
+    int n;
+
+    if (!res->timed_out && !res->signaled && res->o.status == 0)
+        return 1;
+    if (res->timed_out)
+        mc_buf_addf(b, "timed out after %d s", CHECK_TIMEOUT_S);
+    else if (res->signaled)
+        mc_buf_addf(b, "failed (signal %d)", res->sig);
+    else
+        mc_buf_addf(b, "failed (exit status %d)", res->o.status);
+    start = b->len;
+    for (n = 0; *p && n < FIRST_LINES && b->len - start < 200; n++) {
+        size_t len = strcspn(p, "\n");
+
+        if (len > 200 - (b->len - start))
+            len = 200 - (b->len - start);
+        mc_buf_addf(b, "%s%.*s", n ? " | " : ": ", (int)len, p);
+        p += strcspn(p, "\n");
+        p += *p == '\n';
+    }
+    if (!n)
+        mc_buf_adds(b, ", printing nothing");
+    return 0;
+}
+
 int
 mc_eval_same_output(struct mc_eval *ev, const struct mc_run_out *ref,
                     const struct mc_run_out *cand, struct mc_buf *diff)

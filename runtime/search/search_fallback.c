@@ -74,6 +74,8 @@ mc_fallback_hint(const char *why, const char *source, struct mc_buf *out)
 {
     /* ld: "undefined reference to `main'"; lld: "undefined symbol:
      * main"; macOS: "_main", referenced from. */
+    if (strstr(why, "link=")) /* the executor named the files */
+        return;
     if (strstr(why, "reference to `main'") ||
         strstr(why, "reference to 'main'") ||
         strstr(why, "undefined symbol: main") || strstr(why, "\"_main\""))

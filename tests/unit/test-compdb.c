@@ -206,10 +206,12 @@ test_compdb__paths_rebased_to_the_current_directory(void)
     is_str(flags_of("src/a.c", &e),
            "-I build/inc -Ibuild/inc2 -I/abs -iquote build/q -isystem "
            "build/sys -idirafter build/late -include build/cfg.h -I=sysinc "
-           "-include-pch p.pch -I- -Lbuild/lib -Wl,-rpath,build/lib,-O1 "
+           "-include-pch p.pch -I- -Wl,-rpath,build/lib,-O1 "
            "-Xlinker -rpath -Xlinker build/rp -Ibuild/../up",
            "relative paths are rebased to the current directory, others "
            "kept");
+    is_str(joined(&e.ldflags), "-Lbuild/lib",
+           "-L is rebased too, into the link's flags");
     is_str(e.directory, build, "the directory is the entry's");
     mc_compdb_entry_release(&e);
     leave();
@@ -397,6 +399,42 @@ test_compdb__last_match_wins(void)
     leave();
 }
 
+static void
+test_compdb__other_inputs_leave_the_flags(void)
+{
+    struct mc_compdb_entry e = MC_COMPDB_ENTRY_INIT;
+    /* A one-line compile-and-link, as Bear records it, run in build/. */
+    static const char *const args[] = {
+        "cc", "-O2", "-x", "c", "-D", "N=a.o", "-o", "prog", "../src/hot.c",
+        "../src/main.c", "util.o", "libz.a", "/usr/lib/libq.so.1",
+        "-Xlinker", "-zmuldefs", "-L", "lib", "-Llib2", "-lm", "-l", "pthread",
+        "-fPIC", NULL};
+    cJSON *db = cJSON_CreateArray();
+    char dir[PATH_MAX + 8];
+
+    if (!enter())
+        return;
+    mkdir("src", 0755);
+    mkdir("build", 0755);
+    write_file("src/hot.c", "int h;\n");
+    snprintf(dir, sizeof(dir), "%s/build", scratch);
+    add_entry(db, dir, "../src/hot.c", NULL, args);
+    write_db(db);
+    is_str(flags_of("src/hot.c", &e),
+           "-O2 -x c -D N=a.o -Xlinker -zmuldefs -fPIC",
+           "other sources, objects, libraries, -l and -L leave the flags; "
+           "an option's argument stays");
+    is_str(joined(&e.others),
+           "src/main.c build/util.o build/libz.a /usr/lib/libq.so.1",
+           "the other inputs, rebased to the current directory");
+    is_str(joined(&e.ldflags), "-L build/lib -Lbuild/lib2",
+           "-L goes to ldflags, rebased");
+    is_str(joined(&e.ldlibs), "-lm -l pthread", "-l goes to ldlibs");
+    mc_compdb_entry_release(&e);
+    ok(!e.others.n && !e.ldflags.n && !e.ldlibs.n, "release empties them");
+    leave();
+}
+
 int
 main(void)
 {
@@ -410,5 +448,6 @@ main(void)
     TAP_RUN(test_compdb__missing_db);
     TAP_RUN(test_compdb__malformed);
     TAP_RUN(test_compdb__last_match_wins);
+    TAP_RUN(test_compdb__other_inputs_leave_the_flags);
     return tap_done();
 }

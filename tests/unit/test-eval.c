@@ -9,6 +9,7 @@
 #include "mc_setup.h"
 #include "buf.h"
 #include "eval.h"
+#include "eval_priv.h"
 #include "load.h"
 #include "tap.h"
 
@@ -364,6 +365,40 @@ test_load__read(void)
     ok(l.cpus >= 1, "the online CPUs");
 }
 
+/* How a check run ended, as a reason quotes it. */
+static void
+test_check__passed_and_what_it_said(void)
+{
+    struct mc_run_result r;
+    struct mc_buf b = MC_BUF_INIT;
+
+    memset(&r, 0, sizeof(r));
+    mc_buf_init(&r.o.out);
+    mc_buf_init(&r.o.err);
+    ok(mc_eval_check_passed(&r, &b) && !b.len, "status 0 passes, says "
+       "nothing");
+    r.o.status = 3;
+    mc_buf_adds(&r.o.out, "on stdout\n");
+    mc_buf_adds(&r.o.err, "one\ntwo\nthree\nfour\n");
+    ok(!mc_eval_check_passed(&r, &b), "status 3 fails");
+    is_str(b.s, "failed (exit status 3): one | two | three",
+           "the status and the first three lines of stderr");
+    mc_buf_reset(&b);
+    mc_buf_reset(&r.o.err);
+    mc_eval_check_passed(&r, &b);
+    is_str(b.s, "failed (exit status 3): on stdout",
+           "stdout when stderr is empty");
+    mc_buf_reset(&b);
+    mc_buf_reset(&r.o.out);
+    r.timed_out = 1;
+    mc_eval_check_passed(&r, &b);
+    is_str(b.s, "timed out after 120 s, printing nothing",
+           "a timeout, and nothing printed");
+    mc_buf_release(&b);
+    mc_buf_release(&r.o.out);
+    mc_buf_release(&r.o.err);
+}
+
 int
 main(void)
 {
@@ -371,6 +406,7 @@ main(void)
     TAP_RUN(test_median_ci__too_few);
     TAP_RUN(test_compare__exact);
     TAP_RUN(test_compare__tolerance);
+    TAP_RUN(test_check__passed_and_what_it_said);
     TAP_RUN(test_compare__nan_inf);
     TAP_RUN(test_strip_times__lines);
     TAP_RUN(test_load__changed_rule);
