@@ -264,7 +264,6 @@ struct run {
     struct mc_buf src;          /* the original's text */
     const char *reason;         /* why the original is kept */
     char why[2048];             /* the text of REASON, when made here */
-    struct mc_buf hint;         /* "; FIX" for a REASON in the Makefile */
     int no_build;               /* the original does not build */
     struct mc_eval ev;          /* the executor, with the baseline */
     int ev_ok, searchable;
@@ -291,7 +290,6 @@ run_init(struct run *r)
     mc_sign_keys_init(&r->keys);
     mc_buf_init(&r->vpath);
     mc_buf_init(&r->src);
-    mc_buf_init(&r->hint);
 }
 
 static void
@@ -310,7 +308,6 @@ run_release(struct run *r)
     mc_target_setup_release(&r->ts);
     mc_buf_release(&r->vpath);
     mc_buf_release(&r->src);
-    mc_buf_release(&r->hint);
 }
 
 /* A CUDA target: the device probe this machine remembers for its boot,
@@ -555,11 +552,11 @@ step_device(struct run *r)
 
 /*
  * The original cannot be measured for a cause in the Makefile (WHY, the
- * executor's short form): it does not build, crashes, fails its check,
- * ... The fix, where one is known, goes after the reason now, and both
- * into the entry's NOTE, which every later build that uses the entry
- * says (mc_hit_say_note()): a cached fallback of this kind is never
- * silent.
+ * executor's short form, with the fix where it knows one: link= when
+ * no file defines main): it does not build, crashes, fails its check,
+ * ... WHY goes into the entry's NOTE, which every later build that uses
+ * the entry says (mc_hit_say_note()): a cached fallback of this kind is
+ * never silent.
  */
 static void
 note_makefile_cause(struct run *r, const char *why)
@@ -568,9 +565,8 @@ note_makefile_cause(struct run *r, const char *why)
     size_t i;
 
     r->no_build = !strncmp(why, no_build, sizeof(no_build) - 1);
-    mc_fallback_hint(why, r->t->source, &r->hint);
-    mc_buf_addf(&r->e.note, "the cached entry keeps the original: %.400s%s",
-                why, r->hint.s ? r->hint.s : "");
+    mc_buf_addf(&r->e.note, "the cached entry keeps the original: %.600s",
+                why);
     for (i = 0; i < r->e.note.len; i++)
         if (r->e.note.s[i] == '\n' || r->e.note.s[i] == '\t')
             r->e.note.s[i] = ' ';
@@ -706,11 +702,11 @@ say_outcome(const struct run *r)
                 "%.2fx-%.2fx)%s", r->t->source, r->best->label,
                 r->oc.speedup, s->final_low, s->final_high, cost);
     else if (r->strict && failed(r))
-        mc_error("%s: the search failed (MAXCODE_STRICT=1): %s%s%s",
-                 r->t->source, r->reason, r->hint.s ? r->hint.s : "", cost);
+        mc_error("%s: the search failed (MAXCODE_STRICT=1): %s%s",
+                 r->t->source, r->reason, cost);
     else
-        mc_info("%s: keeping the original (%s)%s%s", r->t->source,
-                r->reason, r->hint.s ? r->hint.s : "", cost);
+        mc_info("%s: keeping the original (%s)%s", r->t->source, r->reason,
+                cost);
 }
 
 /* The outcome's counters: a search (none when nothing could be learnt),

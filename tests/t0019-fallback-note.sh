@@ -40,7 +40,7 @@ test_expect_success 'the first build keeps the original and names link=' '
   run_make >out 2>err && ./prog >got && test "$(cat got)" = 2997 &&
   grep "hot.c: keeping the original" err >line &&
   grep -q "does not build" line &&
-  grep -q "no file defines main" line &&
+  grep -q "nothing linked with SOURCE defines main" line &&
   grep -q "link=main.c" line
 '
 

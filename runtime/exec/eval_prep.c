@@ -169,7 +169,8 @@ link_hint(const struct mc_eval *ev, const struct mc_buf *diag,
     mc_buf_adds(b, "; nothing linked with SOURCE defines main: name the "
                 "files that complete the program with link=");
     if (!o->n) {
-        mc_buf_adds(b, "FILES");
+        mc_buf_addf(b, "FILES, e.g. $(maxcode %s, link=main.c)",
+                    ev->t->source);
         return;
     }
     for (i = 0; i < o->n; i++)
@@ -185,6 +186,7 @@ static enum mc_code
 build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
 {
     struct mc_buf diag = MC_BUF_INIT, src = MC_BUF_INIT, first = MC_BUF_INIT;
+    struct mc_buf hint = MC_BUF_INIT;
     enum mc_code rc;
 
     mc_eval_original_path(ev, &src);
@@ -196,10 +198,13 @@ build_original(struct mc_eval *ev, const char *dir, struct mc_err *err)
         mc_buf_addf(&ev->why, "the original does not build: %s (in %s): "
                     "%s", ev->build_cmd.s ? ev->build_cmd.s : "",
                     ev->make_dir, first.s ? first.s : "");
-        link_hint(ev, &diag, &ev->why);
+        link_hint(ev, &diag, &hint);
+        mc_buf_adds(&ev->why, hint.s ? hint.s : "");
         rc = mc_err_set(err, MC_EINVAL, "the original does not build: "
-                        "%.200s", first.s ? first.s : "");
+                        "%.200s%s", first.s ? first.s : "",
+                        hint.s ? hint.s : "");
     }
+    mc_buf_release(&hint);
     mc_buf_release(&first);
     mc_buf_release(&src);
     mc_buf_release(&diag);

@@ -216,14 +216,4 @@ void mc_fallback_explain(struct mc_search *s, double min_speedup);
  */
 enum mc_stat mc_fallback_reason_of(const struct mc_search *s, int no_device);
 
-/*
- * The fix for an original that cannot be measured because of the
- * Makefile, from WHY (what the executor said: "the original does not
- * build: ...", "... crashes ...", ...), appended to OUT as "; FIX", for
- * SOURCE as the call named it; nothing when none is known. A link that
- * finds no main asks for link=.
- */
-void mc_fallback_hint(const char *why, const char *source,
-                      struct mc_buf *out);
-
 #endif /* MC_SEARCH_H */

@@ -68,18 +68,3 @@ mc_fallback_reason_of(const struct mc_search *s, int no_device)
             return MC_STAT_FALLBACK_INCORRECT;
     return MC_STAT_FALLBACK_NO_BUILD;
 }
-
-void
-mc_fallback_hint(const char *why, const char *source, struct mc_buf *out)
-{
-    /* ld: "undefined reference to `main'"; lld: "undefined symbol:
-     * main"; macOS: "_main", referenced from. */
-    if (strstr(why, "link=")) /* the executor named the files */
-        return;
-    if (strstr(why, "reference to `main'") ||
-        strstr(why, "reference to 'main'") ||
-        strstr(why, "undefined symbol: main") || strstr(why, "\"_main\""))
-        mc_buf_addf(out, "; no file defines main: name the files the "
-                    "program links with, e.g. $(maxcode %s, link=main.c)",
-                    source);
-}
