@@ -10,8 +10,19 @@
 #include "conf.h"
 
 /* Stop make with "maxcode: MSG" at the caller's makefile line. Returns
- * only under the test stub. */
+ * only under the test stub, and when make was asked only to clean. */
 void mc_plugin_fail(const char *fmt, ...) MC_PRINTF(1, 2);
+
+/*
+ * Whether make was asked only to clean: every goal of $(MAKECMDGOALS)
+ * is "clean" or ends in it ("distclean", "mostlyclean",
+ * "maintainer-clean", "realclean") or is "clobber". Then no error in a
+ * call stops make (a missing file, a bad option or pragma): the call
+ * expands to its SOURCE ($(maxcode-marked ...) to the word), and a call
+ * without one expands as it always does, so that `make clean` removes
+ * the variants' objects too.
+ */
+int mc_plugin_only_cleaning(void);
 
 /* A copy of S in memory from gmk_alloc(), for make to free. */
 char *mc_plugin_to_make(const char *s);

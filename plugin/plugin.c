@@ -35,12 +35,48 @@ static int base_loaded;
  * the $(error ...) call: '$' is doubled and '#' escaped for the
  * assignment, and newlines become spaces.
  */
+/* Whether GOAL cleans: "clean" or a name that ends in it ("distclean",
+ * "mostlyclean", "maintainer-clean", "realclean"), or "clobber". */
+static int
+cleaning_goal(const char *goal, size_t n)
+{
+    return (n >= 5 && !strncmp(goal + n - 5, "clean", 5)) ||
+           (n == 7 && !strncmp(goal, "clobber", 7));
+}
+
+/* Read once per make run: the goals do not change while it reads. */
+int
+mc_plugin_only_cleaning(void)
+{
+    static int known, cleaning;
+    char *goals, *p;
+
+    if (known)
+        return cleaning;
+    goals = gmk_expand("$(MAKECMDGOALS)");
+    cleaning = goals && goals[strspn(goals, " \t")];
+    for (p = goals; cleaning && p && *p;) {
+        size_t n;
+
+        p += strspn(p, " \t");
+        n = strcspn(p, " \t");
+        if (n && !cleaning_goal(p, n))
+            cleaning = 0;
+        p += n;
+    }
+    gmk_free(goals);
+    known = 1;
+    return cleaning;
+}
+
 static void
 fail(const char *msg)
 {
     struct mc_buf b = MC_BUF_INIT;
     const char *p;
 
+    if (mc_plugin_only_cleaning())
+        return; /* nothing stops `make clean` */
     mc_buf_adds(&b, "MAXCODE__ERROR := maxcode: ");
     for (p = msg; *p; p++) {
         if (*p == '$')

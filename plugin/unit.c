@@ -498,45 +498,6 @@ plan_search(struct mc_target *t, const char *source, const char *key,
     return mc_buf_detach(vpath, NULL);
 }
 
-/* Whether GOAL cleans: "clean" or a name that ends in it ("distclean",
- * "mostlyclean", "maintainer-clean", "realclean"), or "clobber". */
-static int
-cleaning_goal(const char *goal, size_t n)
-{
-    return (n >= 5 && !strncmp(goal + n - 5, "clean", 5)) ||
-           (n == 7 && !strncmp(goal, "clobber", 7));
-}
-
-/*
- * Whether make was asked only to clean ($(MAKECMDGOALS) all cleaning
- * goals): then every call expands to its SOURCE, unchecked, so that no
- * error in a call, a missing file or a bad option, stops `make clean`.
- * Read once per make run: the goals do not change while it reads.
- */
-static int
-only_cleaning(void)
-{
-    static int known, cleaning;
-    char *goals, *p;
-
-    if (known)
-        return cleaning;
-    goals = gmk_expand("$(MAKECMDGOALS)");
-    cleaning = goals && goals[strspn(goals, " \t")];
-    for (p = goals; cleaning && p && *p;) {
-        size_t n;
-
-        p += strspn(p, " \t");
-        n = strcspn(p, " \t");
-        if (n && !cleaning_goal(p, n))
-            cleaning = 0;
-        p += n;
-    }
-    gmk_free(goals);
-    known = 1;
-    return cleaning;
-}
-
 /* MAXCODE_MODE of T, with T's MAXCODE_LOG in force. */
 static const char *
 unit_mode(const struct mc_target *t)
@@ -569,8 +530,6 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
 
     mc_entry_init(&e);
     memset(&t, 0, sizeof(t));
-    if (only_cleaning())
-        return mc_strdup(source);
     if (mc_plugin_conf(&base, &err)) {
         mc_plugin_fail("%s", err.msg);
         goto out;
@@ -655,6 +614,8 @@ mc_fn_maxcode(const char *name, unsigned int argc, char **argv)
         goto out;
     }
     res = expand_unit(args.v[0], args.v + 1, args.n - 1);
+    if (!res && mc_plugin_only_cleaning())
+        res = mc_strdup(args.v[0]); /* the error was not raised */
     if (res)
         out = mc_plugin_to_make(res);
 out:
@@ -711,8 +672,6 @@ mc_fn_marked(const char *name, unsigned int argc, char **argv)
 
     (void)name;
     (void)argc;
-    if (only_cleaning())
-        return mc_plugin_to_make(argv[0]);
     for (;;) {
         p += strspn(p, " \t\n");
         if (!*p)
@@ -723,7 +682,8 @@ mc_fn_marked(const char *name, unsigned int argc, char **argv)
             *p++ = '\0';
         if (out.len)
             mc_buf_addc(&out, ' ');
-        if (expand_word(&out, word))
+        if (expand_word(&out, word) &&
+            (!mc_plugin_only_cleaning() || mc_buf_adds(&out, word)))
             goto out;
     }
     if (mc_buf_status(&out) == MC_OK)
