@@ -179,9 +179,12 @@ copy_example () {
 }
 
 # on_machine NAME CMD...: CMD with the cache directory of machine NAME
-# ($TRASH/cache-NAME), for tests that play several machines.
+# ($TRASH/cache-NAME), for tests that play several machines. A machine's
+# new cache gets the compiler probes an earlier machine's holds
+# (seed_probes), which its first search would otherwise compile again.
 on_machine () {
   _m=$1; shift
+  [ -d "$TRASH/cache-$_m" ] || seed_probes "$TRASH/cache-$_m"
   MAXCODE_CACHE_DIR="$TRASH/cache-$_m" "$@"
 }
 
@@ -202,8 +205,14 @@ expect_stat () {
 # search would have written there.
 seed_probes () {
   if [ ! -d "$TRASH/.probes" ]; then
+    # Copied aside, then renamed: two machines may start at once.
     for _sp in "$TRASH"/cache*/probes; do
-      [ -d "$_sp" ] && cp -pR "$_sp" "$TRASH/.probes" && break
+      [ -d "$_sp" ] || continue
+      _sp_t=$(mktemp -d "$TRASH/.probes-new.XXXXXX") &&
+        cp -pR "$_sp" "$_sp_t/probes" &&
+        mv -T "$_sp_t/probes" "$TRASH/.probes" 2>/dev/null
+      rm -rf "$_sp_t"
+      break
     done
   fi
   [ -d "$TRASH/.probes" ] || return 0
