@@ -45,8 +45,11 @@ mkdir -p "$HOME"
 # python3 on PATH that is a version manager's shim (pyenv's is a script
 # that runs pyenv, about 0.4 s a call) is resolved once, here, to the
 # interpreter it runs, first on PATH as $TRASH/.bin/python3: the same
-# Python, without the shim's cost on each call.
-_py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) &&
+# Python, without the shim's cost on each call. (Not a virtual
+# environment's: a link to its interpreter would lose its packages.)
+_py=$(python3 -c 'import sys
+print(sys.executable if sys.prefix == sys.base_prefix else "")' \
+  2>/dev/null) && [ -n "$_py" ] &&
   [ -x "$_py" ] && [ "$(command -v python3)" != "$_py" ] &&
   mkdir -p "$TRASH/.bin" && ln -s "$_py" "$TRASH/.bin/python3" &&
   PATH=$TRASH/.bin:$PATH && export PATH
