@@ -41,6 +41,19 @@ export MAXCODE_BUDGET=2 MAXCODE_TIMING_CAP=0.1
 export HOME="$TRASH/home"
 mkdir -p "$HOME"
 
+# The tests run python3 hundreds of times (json, the stub's records). A
+# python3 on PATH that is a version manager's shim (pyenv's is a script
+# that runs pyenv, about 0.4 s a call) is resolved once, here, to the
+# interpreter it runs, first on PATH as $TRASH/.bin/python3: the same
+# Python, without the shim's cost on each call. (Not a virtual
+# environment's: a link to its interpreter would lose its packages.)
+_py=$(python3 -c 'import sys
+print(sys.executable if sys.prefix == sys.base_prefix else "")' \
+  2>/dev/null) && [ -n "$_py" ] &&
+  [ -x "$_py" ] && [ "$(command -v python3)" != "$_py" ] &&
+  mkdir -p "$TRASH/.bin" && ln -s "$_py" "$TRASH/.bin/python3" &&
+  PATH=$TRASH/.bin:$PATH && export PATH
+
 # Tests run two at a time (make check is make -j2 check). As root, the
 # candidates of every eval run as nobody and share nobody's process limit
 # (the sandbox's RLIMIT_NPROC), machine-wide: each test holds lib.sh
@@ -169,9 +182,12 @@ copy_example () {
 }
 
 # on_machine NAME CMD...: CMD with the cache directory of machine NAME
-# ($TRASH/cache-NAME), for tests that play several machines.
+# ($TRASH/cache-NAME), for tests that play several machines. A machine's
+# new cache gets the compiler probes an earlier machine's holds
+# (seed_probes), which its first search would otherwise compile again.
 on_machine () {
   _m=$1; shift
+  [ -d "$TRASH/cache-$_m" ] || seed_probes "$TRASH/cache-$_m"
   MAXCODE_CACHE_DIR="$TRASH/cache-$_m" "$@"
 }
 
@@ -192,8 +208,14 @@ expect_stat () {
 # search would have written there.
 seed_probes () {
   if [ ! -d "$TRASH/.probes" ]; then
+    # Copied aside, then renamed: two machines may start at once.
     for _sp in "$TRASH"/cache*/probes; do
-      [ -d "$_sp" ] && cp -pR "$_sp" "$TRASH/.probes" && break
+      [ -d "$_sp" ] || continue
+      _sp_t=$(mktemp -d "$TRASH/.probes-new.XXXXXX") &&
+        cp -pR "$_sp" "$_sp_t/probes" &&
+        mv -T "$_sp_t/probes" "$TRASH/.probes" 2>/dev/null
+      rm -rf "$_sp_t"
+      break
     done
   fi
   [ -d "$TRASH/.probes" ] || return 0

@@ -12,14 +12,19 @@
   manpage.py item TEXT NAME    those items whose name is NAME (the tag's
                                first word, a trailing comma dropped),
                                dedented, a blank line between two
+  manpage.py items TEXT DIR    for each NAME of names, what item prints
+                               into DIR/NAME (one run for every name)
   manpage.py words FILE        FILE's words, one a line, with the line
                                breaks that man may put after a hyphen
                                undone: the text, whatever its layout
+  manpage.py words FILE...     (two or more) each FILE's words into
+                               FILE.words (one run for every file)
 
 Items are the .TP items of a section outside any .RS block (in the
 source), or the paragraphs whose tag starts at the section's indent after
 a blank line (in the rendering).
 """
+import os
 import re
 import sys
 
@@ -84,6 +89,19 @@ def trim(lines):
     return lines
 
 
+def item(items, name):
+    """The text of the items of ITEMS whose name is NAME."""
+    chosen = [ls for n, ls in items if n == name]
+    return "\n\n".join("\n".join(ls) for ls in chosen)
+
+
+def words(path):
+    """PATH's words, one a line, hyphenated line breaks undone."""
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"(?<=\w-)\n\s*(?=\w)", "", text)
+    return "\n".join(text.split())
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "settings":
@@ -101,12 +119,19 @@ def main(argv):
                 seen.append(name)
         print("\n".join(seen))
     elif cmd == "item":
-        chosen = [ls for n, ls in rendered_items(argv[2]) if n == argv[3]]
-        print("\n\n".join("\n".join(ls) for ls in chosen))
+        print(item(rendered_items(argv[2]), argv[3]))
+    elif cmd == "items":
+        items = rendered_items(argv[2])
+        for name in dict.fromkeys(n for n, _ in items):
+            with open(os.path.join(argv[3], name), "w",
+                      encoding="utf-8") as f:
+                print(item(items, name), file=f)
+    elif cmd == "words" and len(argv) == 3:
+        print(words(argv[2]))
     elif cmd == "words":
-        text = open(argv[2], encoding="utf-8").read()
-        text = re.sub(r"(?<=\w-)\n\s*(?=\w)", "", text)
-        print("\n".join(text.split()))
+        for path in argv[2:]:
+            with open(path + ".words", "w", encoding="utf-8") as f:
+                print(words(path), file=f)
     else:
         sys.exit("manpage.py: unknown command " + cmd)
 
