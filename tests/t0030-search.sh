@@ -41,7 +41,7 @@ test_expect_success 'the built program prints what the original prints' '
 '
 
 test_expect_success 'progress lines carry a critique' '
-  grep -q "^maxcode: hot.c \[1/5\] correct [0-9.]*x (best [0-9.]*x; f_r [0-4] u_t [0-9.]*) \[[^]]*\]: added " cuda-llm/err
+  grep -q "^maxcode: hot.c \[1/5\] correct [0-9.]*x\(, not confirmed\)\? (best [0-9.]*x; f_r [0-4] u_t [0-9.]*) \[[^]]*\]: added " cuda-llm/err
 '
 
 test_expect_success 'MAXCODE_LOG=quiet silences the progress lines' '
