@@ -278,15 +278,17 @@ mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     /* The directory may be shared: no link followed, a regular file
      * only (a FIFO or /dev/zero here is a corrupt entry like any). */
+    memset(&st, 0, sizeof(st));
     dirfd = dir_fd(c->dir, &own);
-    if (dirfd < 0)
-        rc = errno == ENOENT || errno == ENOTDIR
-                 ? MC_ENOENT
-                 : mc_err_set(&why, MC_EIO, "cannot open '%s': %s",
-                              c->dir, strerror(errno));
-    else
+    if (dirfd < 0) {
+        rc = errno == ENOENT || errno == ENOTDIR ? MC_ENOENT : MC_EIO;
+        if (rc == MC_EIO)
+            mc_err_set(&why, rc, "cannot open '%s': %s", c->dir,
+                       strerror(errno));
+    } else {
         rc = mc_file_read_at(dirfd, path.s + strlen(c->dir) + 1,
                              MC_FILE_MAX, &raw, &st, &why);
+    }
     if (own)
         close(dirfd);
     if (!rc)
