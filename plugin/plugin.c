@@ -29,12 +29,6 @@ MC_EXPORT int plugin_is_GPL_compatible;
 static struct mc_conf base_conf;
 static int base_loaded;
 
-/*
- * Stop make with MSG at the caller's makefile line. The message goes
- * through a variable, so that parentheses, '$' and '#' in it cannot break
- * the $(error ...) call: '$' is doubled and '#' escaped for the
- * assignment, and newlines become spaces.
- */
 /* Whether GOAL cleans: "clean" or a name that ends in it ("distclean",
  * "mostlyclean", "maintainer-clean", "realclean"), or "clobber". */
 static int
@@ -55,7 +49,7 @@ mc_plugin_only_cleaning(void)
         return cleaning;
     goals = gmk_expand("$(MAKECMDGOALS)");
     cleaning = goals && goals[strspn(goals, " \t")];
-    for (p = goals; cleaning && p && *p;) {
+    for (p = goals; cleaning && *p;) {
         size_t n;
 
         p += strspn(p, " \t");
@@ -69,6 +63,12 @@ mc_plugin_only_cleaning(void)
     return cleaning;
 }
 
+/*
+ * Stop make with MSG at the caller's makefile line. The message goes
+ * through a variable, so that parentheses, '$' and '#' in it cannot break
+ * the $(error ...) call: '$' is doubled and '#' escaped for the
+ * assignment, and newlines become spaces.
+ */
 static void
 fail(const char *msg)
 {

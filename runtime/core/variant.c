@@ -72,15 +72,14 @@ quote_include(const char *line, size_t len, size_t *name_at,
     return 1;
 }
 
-/* The first line of the variant of TEXT for SOURCE: #line and a stamp
- * that names what it was written from, into OUT. */
+/* The stamp that names what a variant is written from: TEXT for SOURCE
+ * (real path SOURCE_REAL), into HEX. */
 static enum mc_code
-first_line(const char *source, const char *source_real, const char *text,
-           size_t len, struct mc_buf *out, char hex[MC_KEY_HEX + 1])
+stamp_of(const char *source, const char *source_real, const char *text,
+         size_t len, char hex[MC_KEY_HEX + 1])
 {
     struct mc_digest d;
     struct mc_hash h;
-    const char *p;
 
     if (mc_hash_init(&h))
         return MC_ENOMEM;
@@ -90,6 +89,20 @@ first_line(const char *source, const char *source_real, const char *text,
     mc_hash_digest(&h, &d);
     mc_hash_release(&h);
     mc_digest_hex(&d, hex);
+    return MC_OK;
+}
+
+/* The first line of the variant of TEXT for SOURCE: #line and the
+ * stamp, into OUT. */
+static enum mc_code
+first_line(const char *source, const char *source_real, const char *text,
+           size_t len, struct mc_buf *out)
+{
+    char hex[MC_KEY_HEX + 1];
+    const char *p;
+
+    if (stamp_of(source, source_real, text, len, hex))
+        return MC_ENOMEM;
     mc_buf_adds(out, "#line 1 \"");
     for (p = source; *p; p++) {
         if (*p == '"' || *p == '\\')
@@ -106,7 +119,7 @@ mc_variant_rewrite(const char *path, const char *source,
                    struct mc_buf *out, struct mc_err *err)
 {
     char *vdir = abs_dir_of(path), *sdir = abs_dir_of(source_real),
-         *rel = NULL, stamp[MC_KEY_HEX + 1];
+         *rel = NULL;
     enum mc_code rc = MC_OK;
     size_t off = 0;
 
@@ -115,7 +128,7 @@ mc_variant_rewrite(const char *path, const char *source,
                         "'%s' and '%s'", path, source);
         goto out;
     }
-    if (first_line(source, source_real, text, len, out, stamp)) {
+    if (first_line(source, source_real, text, len, out)) {
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
@@ -290,14 +303,11 @@ mc_variant_materialize(const char *path, const char *source,
         *edited = 0;
     /* The hit path: the file is as maxcode wrote it, from this very text
      * (a stat() and a readlink(), no read of the file). */
-    if (first_line(source, source_real, text, len, &out, stamp))
+    if (stamp_of(source, source_real, text, len, stamp))
         return mc_err_set(err, MC_ENOMEM, "out of memory");
     w = written_state(path, stamp);
-    if (w == W_SAME) {
-        mc_buf_release(&out);
+    if (w == W_SAME)
         return MC_OK;
-    }
-    mc_buf_reset(&out);
     rc = mc_variant_mark_source(path, source_real, err);
     if (!rc)
         rc = mc_variant_rewrite(path, source, source_real, text, len, &out,

@@ -334,7 +334,6 @@ settle(struct mc_search *s, size_t i)
     int costs = s->prop->cost && s->prop->cost(s, &u);
     int vcosts = s->valuer && s->valuer->cost &&
                  s->valuer->cost(s->valuer_state, &v);
-
     double now = mc_spawn_clock();
 
     mc_search_update_best(s, i);

@@ -82,17 +82,14 @@ mc_search_progress(const struct mc_search *s, size_t i)
         snprintf(value, sizeof(value), " value %.2f", nd->value);
     snprintf(bins, sizeof(bins), "f_r %d u_t %g%s", nd->fr, nd->ut, value);
     progress_clock(s, i, clock, sizeof(clock));
-    if (nd->correct && !nd->confirmed &&
-        nd->speedup > mc_search_best_reward(s))
+    if (nd->correct)
         /* Faster as measured, yet not confirmed beyond the noise: not
          * the best, which a lower figure beside it would seem to say. */
-        mc_info("%s [%zu/%zu] correct %.2fx, not confirmed (best %.2fx; "
-                "%s) %s%s%.*s", s->t->source, i + 1, s->budget, nd->speedup,
-                mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
-                note);
-    else if (nd->correct)
-        mc_info("%s [%zu/%zu] correct %.2fx (best %.2fx; %s) %s%s%.*s",
+        mc_info("%s [%zu/%zu] correct %.2fx%s (best %.2fx; %s) %s%s%.*s",
                 s->t->source, i + 1, s->budget, nd->speedup,
+                !nd->confirmed && nd->speedup > mc_search_best_reward(s)
+                    ? ", not confirmed"
+                    : "",
                 mc_search_best_reward(s), bins, clock, len ? ": " : "", len,
                 note);
     else

@@ -35,7 +35,7 @@ mc_hit_fits(const struct mc_target *t, const char *source,
 void
 mc_hit_say_note(const char *source, const struct mc_entry *e)
 {
-    char line[512];
+    char line[1024];
     size_t i, n = e->note.len < sizeof(line) - 1 ? e->note.len
                                                  : sizeof(line) - 1;
 
