@@ -143,6 +143,16 @@ transparent(const char *c, size_t from, size_t b)
 
     while (i > from && isspace((unsigned char)c[i - 1]))
         i--;
+    if (i > from + 1 && c[i - 1] == '"') { /* extern "C" */
+        for (i--; i > from && c[i - 1] != '"'; i--)
+            ;
+        if (i == from)
+            return 0;
+        for (i--; i > from && isspace((unsigned char)c[i - 1]); i--)
+            ;
+        n = word_before(c, from, i, &w);
+        return word_is(c, w, n, "extern");
+    }
     n = word_before(c, from, i, &w);
     if (word_is(c, w, n, "namespace") || word_is(c, w, n, "extern"))
         return 1;
@@ -517,4 +527,130 @@ mc_cmodel_nest(const char *c, const struct mc_cmodel *m, int outer,
         return 0;
     return movable(c, *pre, in->kw, in->var) &&
            movable(c, *post, o->end - 1, in->var);
+}
+
+/* ---- where directives may go ---- */
+
+/* Whether lines FROM..TO of PP hold no directive and lie in one branch
+ * of the conditionals. */
+static int
+one_branch(const struct mc_ctext_pp *pp, size_t from, size_t to)
+{
+    size_t l;
+
+    if (!from || to < from || to > pp->nlines)
+        return 0;
+    for (l = from; l <= to; l++)
+        if (pp->directive[l] || pp->group[l] != pp->group[from])
+            return 0;
+    return 1;
+}
+
+/* Whether the code before the keyword at C[KW] (in function F) ends a
+ * statement or opens one, so that a statement starts at KW. */
+static int
+statement_starts(const char *c, const struct mc_cfunc *f, size_t kw)
+{
+    size_t i = kw, w, n, open;
+
+    while (i > f->body && isspace((unsigned char)c[i - 1]))
+        i--;
+    if (i <= f->body)
+        return 0;
+    switch (c[i - 1]) {
+    case ';':
+    case '{':
+    case '}':
+        return 1;
+    case ':':
+        return i < 2 || c[i - 2] != ':';
+    case ')':
+        open = match_back(c, f->body, i - 1, '(', ')');
+        if (open == i - 1)
+            return 0;
+        while (open > f->body && isspace((unsigned char)c[open - 1]))
+            open--;
+        n = word_before(c, f->body, open, &w);
+        return word_is(c, w, n, "if") || word_is(c, w, n, "for") ||
+               word_is(c, w, n, "while") || word_is(c, w, n, "switch");
+    default:
+        n = word_before(c, f->body, i, &w);
+        return word_is(c, w, n, "else") || word_is(c, w, n, "do");
+    }
+}
+
+/* Whether C[START, NAME) is what a declaration may have before its
+ * name: words, '*', '&', '::', <...> and the parentheses of
+ * __attribute__ and __declspec; at least one word, and not `template`
+ * first. */
+static int
+plain_specifiers(const char *c, size_t start, size_t name)
+{
+    size_t i = start, w;
+    int words = 0;
+
+    if (mc_ctext_word_at(c, name, start, "template"))
+        return 0;
+    while (i < name) {
+        if (is_ident(c[i])) {
+            for (w = i; i < name && is_ident(c[i]); i++)
+                ;
+            words++;
+            if (word_is(c, w, i - w, "__attribute__") ||
+                word_is(c, w, i - w, "__attribute") ||
+                word_is(c, w, i - w, "__declspec")) {
+                i = skip_space(c, name, i);
+                if (i >= name || c[i] != '(')
+                    return 0;
+                i = mc_ctext_match(c, name, i, '(', ')');
+            }
+        } else if (isspace((unsigned char)c[i]) || c[i] == '*' ||
+                   c[i] == '&' || c[i] == ':' || c[i] == '<' ||
+                   c[i] == '>' || c[i] == ',') {
+            i++;
+        } else {
+            return 0;
+        }
+    }
+    return words > 0;
+}
+
+void
+mc_cmodel_place(struct mc_cmodel *m, const char *c,
+                const struct mc_ctext_pp *pp)
+{
+    size_t i, l;
+
+    for (i = 0; i < m->nfn; i++) {
+        struct mc_cfunc *f = &m->fn[i];
+        size_t body = mc_cmodel_line(m, f->body);
+        int first = 1;
+
+        for (l = m->line_off[f->line]; l < f->start; l++)
+            first &= isspace((unsigned char)c[l]) != 0;
+        f->placeable = !pp->tangled && first &&
+                       plain_specifiers(c, f->start, f->name) &&
+                       one_branch(pp, f->line, body) &&
+                       pp->group[mc_cmodel_line(m, f->end - 1)] ==
+                           pp->group[f->line];
+    }
+    for (i = 0; i < m->nloop; i++) {
+        struct mc_cloop *lp = &m->loop[i];
+        size_t end = mc_cmodel_line(m, lp->end - 1);
+
+        lp->plain = !pp->tangled && one_branch(pp, lp->line, end);
+        lp->placeable =
+            !pp->tangled && lp->first_on_line &&
+            lp->end > lp->head_end &&
+            statement_starts(c, &m->fn[lp->fn], lp->kw) &&
+            one_branch(pp, lp->line, mc_cmodel_line(m, lp->head_end - 1)) &&
+            pp->group[end] == pp->group[lp->line];
+    }
+    for (i = 0; i < m->nbr; i++) {
+        struct mc_cbranch *b = &m->br[i];
+
+        b->placeable = !pp->tangled &&
+                       one_branch(pp, b->line,
+                                  mc_cmodel_line(m, b->cond_end - 1));
+    }
 }

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include "status.h"
+#include "ctext.h"
 
 struct mc_cfunc {
     size_t start;          /* the start of the declaration's first line */
@@ -34,6 +35,8 @@ struct mc_cfunc {
     size_t params_end;     /* just past its ')' */
     size_t body, end;      /* '{' and just past the closing '}' */
     size_t line, end_line; /* lines (1-based) of START and of the '}' */
+    int placeable;         /* an attribute line may go before LINE
+                            * (mc_cmodel_place()) */
 };
 
 struct mc_cloop {
@@ -53,6 +56,9 @@ struct mc_cloop {
     int pv_unit, pv_strided; /* the same for the parent's variable */
     int math;              /* calls of <math.h> functions in the body */
     int fp;                /* the function uses double or float */
+    int placeable;         /* a pragma line may go before LINE
+                            * (mc_cmodel_place()) */
+    int plain;             /* no directive line from LINE to its end */
 };
 
 struct mc_cbranch {
@@ -62,6 +68,9 @@ struct mc_cbranch {
     size_t then_line;      /* the then-statement's first line, or 0 when
                             * it starts on the if's own line */
     int fn;
+    int placeable;         /* no directive inside its condition, which
+                            * one branch of the conditionals holds
+                            * (mc_cmodel_place()) */
 };
 
 struct mc_cmodel {
@@ -84,6 +93,31 @@ struct mc_cmodel {
  */
 enum mc_code mc_cmodel_build(const char *c, size_t len, struct mc_cmodel *m);
 void mc_cmodel_release(struct mc_cmodel *m);
+
+/*
+ * Where M's directives may go, given the conditionals PP of the text
+ * (mc_ctext_pp(), which blanked C before M was built from it); nothing
+ * where PP is tangled or the reading is unsure:
+ *
+ *   loop      placeable: a pragma line before its keyword's line
+ *             starts a statement there: the keyword is first on its
+ *             line, the code before it ends a statement or opens one
+ *             (';', '{', '}', a label's ':', `else`, `do`, or the ')'
+ *             of an if, for, while or switch header); its header has
+ *             no directive line, and its keyword, the end of its
+ *             header and its end are in one branch of the conditionals
+ *   function  placeable: an attribute line before LINE starts its
+ *             declaration: START is first on its line, a return type
+ *             or specifier comes before the name, nothing between them
+ *             but words, '*', '&', '::', '<...>' and the parentheses of
+ *             __attribute__ and __declspec; no `template` or string
+ *             (extern "C") at START; no directive line from LINE to its
+ *             body's '{', and LINE, the '{' and the '}' in one branch
+ *   branch    placeable: its condition has no directive line and lies
+ *             in one branch
+ */
+void mc_cmodel_place(struct mc_cmodel *m, const char *c,
+                     const struct mc_ctext_pp *pp);
 
 /* The line (1-based) holding offset OFF. */
 size_t mc_cmodel_line(const struct mc_cmodel *m, size_t off);

@@ -8,11 +8,19 @@
 
 #include <ctype.h>
 
-char *
-mc_ctext_blank(const char *text, size_t len)
+static int
+is_ident(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* mc_ctext_blank(), and, unless DIR is NULL, DIR[L] set for each line
+ * L that is part of a directive. */
+static char *
+blank(const char *text, size_t len, unsigned char *dir)
 {
     char *c = mc_malloc(len + 1);
-    size_t i = 0;
+    size_t i = 0, pos = 0, line = 1;
     int line_start = 1;
 
     if (!c)
@@ -25,11 +33,24 @@ mc_ctext_blank(const char *text, size_t len)
             while (j < len && (c[j] == ' ' || c[j] == '\t'))
                 j++;
             if (j < len && c[j] == '#') {
+                /* The directive and its continuation lines, whose
+                 * newlines stay: the lines of the model are the
+                 * lines of the text. */
+                while (dir && pos < j)
+                    line += text[pos++] == '\n';
                 while (j < len && c[j] != '\n') {
-                    if (c[j] == '\\' && j + 1 < len && c[j + 1] == '\n')
-                        c[j++] = ' ';
+                    if (c[j] == '\\' && j + 1 < len && c[j + 1] == '\n') {
+                        c[j] = ' ';
+                        if (dir)
+                            dir[line++] = 1;
+                        j += 2;
+                        pos = j;
+                        continue;
+                    }
                     c[j++] = ' ';
                 }
+                if (dir)
+                    dir[line] = 1;
                 i = j;
                 continue;
             }
@@ -56,8 +77,13 @@ mc_ctext_blank(const char *text, size_t len)
         } else if (c[i] == '"' || c[i] == '\'') {
             char q = c[i++];
             while (i < len && c[i] != q && c[i] != '\n') {
-                if (c[i] == '\\' && i + 1 < len)
+                if (c[i] == '\\' && i + 1 < len) {
                     c[i++] = ' ';
+                    if (c[i] == '\n') { /* a continued literal */
+                        i++;
+                        continue;
+                    }
+                }
                 c[i++] = ' ';
             }
             if (i < len && c[i] == q)
@@ -67,6 +93,12 @@ mc_ctext_blank(const char *text, size_t len)
         }
     }
     return c;
+}
+
+char *
+mc_ctext_blank(const char *text, size_t len)
+{
+    return blank(text, len, NULL);
 }
 
 int
@@ -103,12 +135,6 @@ mc_ctext_skip_statement(const char *c, size_t len, size_t i)
             return i + 1;
     }
     return len;
-}
-
-static int
-is_ident(char ch)
-{
-    return isalnum((unsigned char)ch) || ch == '_';
 }
 
 size_t
@@ -243,4 +269,108 @@ mc_ctext_kernel(const char *c, size_t len, const char *name,
             return 1;
         }
     return 0;
+}
+
+/* ---- preprocessor conditionals ---- */
+
+/* The directive word of the directive line at TEXT[I] (LEN bytes) into
+ * W (SIZE bytes); *ZERO whether its condition is a plain 0. */
+static void
+directive_word(const char *text, size_t len, size_t i, char *w,
+               size_t size, int *zero)
+{
+    size_t n = 0;
+
+    w[0] = '\0';
+    *zero = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t'))
+        i++;
+    if (i >= len || text[i] != '#')
+        return;
+    for (i++; i < len && (text[i] == ' ' || text[i] == '\t'); i++)
+        ;
+    while (i < len && is_ident(text[i]) && n + 1 < size)
+        w[n++] = text[i++];
+    w[n] = '\0';
+    while (i < len && (text[i] == ' ' || text[i] == '\t'))
+        i++;
+    *zero = i < len && text[i] == '0' &&
+            (i + 1 >= len || !is_ident(text[i + 1]));
+}
+
+enum mc_code
+mc_ctext_pp(const char *text, size_t len, char *c, struct mc_ctext_pp *pp)
+{
+    /* Per open conditional: its branch's number, whether one of its
+     * branches was kept, whether the current one is kept (and so all
+     * that enclose it). */
+    unsigned stack[64], next = 0;
+    unsigned char kept[64], live[64];
+    size_t depth = 0, line = 1, i = 0, n = 1, k;
+    long braces = 0;
+    char *scratch;
+    int head = 1; /* the line starts a directive, not continues one */
+
+    memset(pp, 0, sizeof(*pp));
+    for (k = 0; k < len; k++)
+        n += text[k] == '\n';
+    pp->nlines = n;
+    pp->group = mc_calloc(n + 2, sizeof(*pp->group));
+    pp->directive = mc_calloc(n + 2, 1);
+    if (!pp->group || !pp->directive)
+        return MC_ENOMEM;
+    if (!(scratch = blank(text, len, pp->directive)))
+        return MC_ENOMEM;
+    mc_free(scratch);
+    for (; i <= len && line <= n; i = k + 1, line++) {
+        char w[16] = "";
+        int zero = 0, outer = depth < 2 || live[depth - 2];
+
+        for (k = i; k < len && text[k] != '\n'; k++)
+            ;
+        if (pp->directive[line] && head)
+            directive_word(text, len, i, w, sizeof(w), &zero);
+        head = !pp->directive[line] || k == i || text[k - 1] != '\\';
+        if (!strcmp(w, "if") || !strcmp(w, "ifdef") ||
+            !strcmp(w, "ifndef")) {
+            if (depth == MC_ARRAY_SIZE(stack))
+                break;
+            stack[depth] = ++next;
+            live[depth] = (depth == 0 || live[depth - 1]) && !zero;
+            kept[depth] = live[depth];
+            depth++;
+        } else if (!strcmp(w, "elif") || !strcmp(w, "else")) {
+            if (!depth)
+                break;
+            stack[depth - 1] = ++next;
+            live[depth - 1] = outer && !kept[depth - 1] &&
+                              !(zero && !strcmp(w, "elif"));
+            kept[depth - 1] |= live[depth - 1];
+        } else if (!strcmp(w, "endif")) {
+            if (!depth)
+                break;
+            depth--;
+        }
+        pp->group[line] = depth ? stack[depth - 1] : 0;
+        if (depth && !live[depth - 1] && !pp->directive[line])
+            memset(c + i, ' ', k - i);
+        for (; i < k; i++) {
+            braces += c[i] == '{';
+            braces -= c[i] == '}';
+            if (braces < 0)
+                break;
+        }
+        if (braces < 0)
+            break;
+    }
+    pp->tangled = line <= n || depth != 0 || braces != 0;
+    return MC_OK;
+}
+
+void
+mc_ctext_pp_release(struct mc_ctext_pp *pp)
+{
+    mc_free(pp->group);
+    mc_free(pp->directive);
+    memset(pp, 0, sizeof(*pp));
 }

@@ -17,6 +17,7 @@
 #define MC_CTEXT_H
 
 #include <stddef.h>
+#include "status.h"
 
 /* A copy of TEXT (LEN bytes) in which comments, string and character
  * literals and preprocessor lines are blanks (newlines kept), NUL
@@ -37,6 +38,37 @@ size_t mc_ctext_line(const size_t *line_off, size_t nlines, size_t off);
 
 /* The offset past the statement or block that starts at or after I. */
 size_t mc_ctext_skip_statement(const char *c, size_t len, size_t i);
+
+/*
+ * The preprocessor conditionals of a text, line by line (1..NLINES):
+ * GROUP[L] is the branch of a conditional that line L is in (0: none;
+ * every branch of every conditional has a number of its own, so two
+ * lines are compiled together when their numbers are equal), and
+ * DIRECTIVE[L] whether line L is (part of) a directive, its
+ * continuation lines included. TANGLED says that the conditionals or
+ * the braces of the kept text (below) do not nest: a reading of the
+ * code's structure is then unsure.
+ */
+struct mc_ctext_pp {
+    unsigned *group;
+    unsigned char *directive;
+    size_t nlines;
+    int tangled;
+};
+
+#define MC_CTEXT_PP_INIT {NULL, NULL, 0, 0}
+
+/*
+ * Read the conditionals of TEXT (LEN bytes) into PP, and blank in C
+ * (its blanked copy, mc_ctext_blank()) every branch of each conditional
+ * but one: the first, or the first after branches that test a plain 0
+ * (`#if 0`, `#elif 0`). C then reads as one configuration of the code,
+ * where a brace that two branches open, one each, opens once. Release
+ * PP with mc_ctext_pp_release(), also after a failure. MC_ENOMEM.
+ */
+enum mc_code mc_ctext_pp(const char *text, size_t len, char *c,
+                         struct mc_ctext_pp *pp);
+void mc_ctext_pp_release(struct mc_ctext_pp *pp);
 
 struct mc_kernel {
     size_t start;          /* the start of its first line */

@@ -202,9 +202,18 @@ static enum mc_code
 host_init(struct mc_builtin *b, const struct mc_target *t, const char *text,
           size_t len, const double *count, size_t ncount)
 {
+    struct mc_ctext_pp pp = MC_CTEXT_PP_INIT;
+
+    /* One configuration of the conditionals is read, and the model
+     * says where directives may go in every one (cmodel.h). */
     b->m = mc_calloc(1, sizeof(*b->m));
-    if (!b->m || mc_cmodel_build(b->blank, len, b->m))
+    if (!b->m || mc_ctext_pp(text, len, b->blank, &pp) ||
+        mc_cmodel_build(b->blank, len, b->m)) {
+        mc_ctext_pp_release(&pp);
         return MC_ENOMEM;
+    }
+    mc_cmodel_place(b->m, b->blank, &pp);
+    mc_ctext_pp_release(&pp);
     b->ok = mc_calloc(b->m->nlines + 2, 1);
     b->expect = mc_calloc(b->m->nbr + 1, 1);
     b->heat = mc_calloc(b->m->nfn + 1, 1);

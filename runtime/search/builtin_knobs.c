@@ -310,7 +310,7 @@ hot_loops(const struct mc_builtin *b, const double *count, size_t ncount,
 
     for (i = 0; i < m->nloop && max <= HOT_LOOPS; i++) {
         double w = loop_weight(m, i, count, ncount);
-        if (m->loop[i].innermost && m->loop[i].first_on_line && w > 0 &&
+        if (m->loop[i].innermost && m->loop[i].placeable && w > 0 &&
             b->ok[m->loop[i].line])
             n = ranked(out, ws, n, max, (int)i, w);
     }
@@ -338,8 +338,8 @@ fn_weight(const struct mc_cmodel *m, size_t f, const double *count,
     return w;
 }
 
-/* Whether function F's declaration starts its line, which may change:
- * an attribute line can go before it. */
+/* Whether an attribute line can go before function F's declaration
+ * (cmodel.h), which starts its line, and that line may change. */
 static int
 fn_editable(const struct mc_builtin *b, size_t f)
 {
@@ -349,7 +349,8 @@ fn_editable(const struct mc_builtin *b, size_t f)
     for (i = b->m->line_off[fn->line]; i < fn->start; i++)
         if (!isspace((unsigned char)b->blank[i]))
             return 0;
-    return b->ok[fn->line] && b->ok[mc_cmodel_line(b->m, fn->params)];
+    return fn->placeable && b->ok[fn->line] &&
+           b->ok[mc_cmodel_line(b->m, fn->params)];
 }
 
 /* The editable functions with loops, hottest first, into OUT (at most
@@ -382,7 +383,8 @@ biased_branches(struct mc_builtin *b, const double *count, size_t ncount)
         double ct = count_at(count, ncount, br->then_line);
 
         b->expect[i] = -1;
-        if (!br->then_line || ci < BIAS_MIN_COUNT || ct < 0 || ct > ci ||
+        if (!br->then_line || !br->placeable || ci < BIAS_MIN_COUNT ||
+            ct < 0 || ct > ci ||
             !b->ok[br->line] || !b->ok[mc_cmodel_line(b->m, br->cond_end)] ||
             mc_cmodel_has_word(b->blank, br->cond, br->cond_end,
                                "__builtin_expect"))
@@ -464,6 +466,9 @@ interchange_knobs(struct mc_builtin *b)
         o = &m->loop[n->parent];
         for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)
             lines_ok &= b->ok[l];
+        /* No directive inside the nest, and its inner loop takes a
+         * pragma after the rewrite as before it. */
+        lines_ok &= o->plain && n->placeable;
         if (!lines_ok || mc_cmodel_line(m, o->head_end - 1) != o->line ||
             mc_cmodel_line(m, n->head_end - 1) != n->line)
             continue;

@@ -399,6 +399,21 @@ before_line(struct edits *ed, size_t line, const char *text)
     mc_buf_release(&b);
 }
 
+/* Whether TAG interchanges loop LOOP with its parent. */
+static int
+interchanged(const struct mc_builtin *b, unsigned long tag, int loop)
+{
+    size_t i;
+
+    for (i = 0; i < b->nknobs; i++)
+        if ((tag >> i & 1) && b->knob[i].kind == MC_KK_INTERCHANGE &&
+            b->knob[i].where == loop)
+            return 1;
+    return 0;
+}
+
+/* The pragmas of TAG before each innermost loop where one may go
+ * (cmodel.h); an interchanged one's are written with its rewrite. */
 static void
 loop_edits(const struct mc_builtin *b, unsigned long tag, struct edits *ed)
 {
@@ -407,7 +422,8 @@ loop_edits(const struct mc_builtin *b, unsigned long tag, struct edits *ed)
 
     for (i = 0; i < b->m->nloop; i++) {
         const struct mc_cloop *l = &b->m->loop[i];
-        if (!l->innermost || !l->first_on_line)
+        if (!l->innermost || !l->placeable ||
+            interchanged(b, tag, (int)i))
             continue;
         mc_buf_reset(&p);
         loop_pragmas(b, tag, (int)i, &p);
@@ -455,14 +471,24 @@ expect_edits(const struct mc_builtin *b, struct edits *ed)
 /* Loop interchange of loop IN and its parent O, as edits of ORIG (see
  * builtin.h). Statements before the inner loop (P) keep a copy of O of
  * their own, and so do those after it (Q); the three loops sit in one
- * block:  { O { P } I O { BODY } O { Q } }. */
+ * block:  { O { P } I O { BODY } O { Q } }. TAG's pragmas for IN go
+ * right before the loop that is inner now, on lines of their own:
+ * before O's header where it replaced I's, or after I's header, which
+ * may follow the '}' that closes P's copy:
+ *
+ *     } I
+ *     #pragma ...
+ *     #line N
+ *     O {
+ */
 static void
-interchange_edits(const struct mc_builtin *b, int in, const char *orig,
-                  struct edits *ed)
+interchange_edits(const struct mc_builtin *b, unsigned long tag, int in,
+                  const char *orig, struct edits *ed)
 {
     const struct mc_cloop *n = &b->m->loop[in];
     const struct mc_cloop *o = &b->m->loop[n->parent];
     struct mc_buf h1 = MC_BUF_INIT, h2 = MC_BUF_INIT, t = MC_BUF_INIT;
+    struct mc_buf pr = MC_BUF_INIT, at = MC_BUF_INIT;
     size_t pre, post;
     int block, p, q;
 
@@ -472,12 +498,20 @@ interchange_edits(const struct mc_builtin *b, int in, const char *orig,
     q = block && post != o->end - 1;
     mc_buf_add(&h1, orig + o->kw, o->head_end - o->kw);
     mc_buf_add(&h2, orig + n->kw, n->head_end - n->kw);
-    mc_buf_addf(&t, "%s%s %s%s", p ? "} " : "", h2.s ? h2.s : "",
-                h1.s ? h1.s : "", p || q ? " {" : "");
-    if (mc_buf_status(&h1) || mc_buf_status(&h2) || mc_buf_status(&t)) {
+    loop_pragmas(b, tag, in, &pr);
+    if (pr.len)
+        mc_buf_addf(&at, "\n%s#line %zu\n", pr.s, n->line);
+    else
+        mc_buf_addc(&at, ' ');
+    mc_buf_addf(&t, "%s%s%s%s%s", p ? "} " : "", h2.s ? h2.s : "",
+                at.s ? at.s : "", h1.s ? h1.s : "", p || q ? " {" : "");
+    if (mc_buf_status(&h1) || mc_buf_status(&h2) || mc_buf_status(&t) ||
+        mc_buf_status(&pr) || mc_buf_status(&at)) {
         ed->oom = 1;
     } else if (!block) {
         add_edit(ed, o->kw, o->head_end - o->kw, h2.s);
+        if (pr.len && n->placeable)
+            before_line(ed, n->line, pr.s);
         add_edit(ed, n->kw, n->head_end - n->kw, h1.s);
     } else {
         add_edit(ed, n->kw, n->head_end - n->kw, t.s);
@@ -494,6 +528,8 @@ interchange_edits(const struct mc_builtin *b, int in, const char *orig,
     mc_buf_release(&h1);
     mc_buf_release(&h2);
     mc_buf_release(&t);
+    mc_buf_release(&pr);
+    mc_buf_release(&at);
 }
 
 static void
@@ -514,7 +550,7 @@ host_edits(const struct mc_builtin *b, unsigned long tag, const char *orig,
             restrict_edits(b->blank, b->m->fn[k->where].params,
                            b->m->fn[k->where].params_end, "__restrict", ed);
         else if (k->kind == MC_KK_INTERCHANGE)
-            interchange_edits(b, k->where, orig, ed);
+            interchange_edits(b, tag, k->where, orig, ed);
     }
 }
 
