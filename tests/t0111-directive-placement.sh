@@ -6,7 +6,8 @@
 # macros and conditions, if without braces, preprocessor conditionals
 # around functions, loops and a return type, attributes and K&R-style
 # line breaks, macros that expand to loops, do-while(0) macros, loops of
-# one statement, labels, switch inside loops, C++; each under the
+# one statement, labels, switch inside loops, for (;;), extern "C",
+# C++; each under the
 # configurations its conditionals choose between. No candidate fails
 # to compile, and no directive lands where the compiler ignores it.
 # Then an interchange with every loop knob of the table: all compile.
@@ -149,6 +150,22 @@ static void clear_swap(int *a, int n)
     a[0] += x - y;
 }
 
+static unsigned
+forever(unsigned a, unsigned m)
+{
+    unsigned p = 0, k;
+    for (;;) {
+        if (a & m)
+            break;
+        p ^= a;
+        a >>= 1;
+    }
+    for (k = 1 ; ; ++k)
+        if (p < k)
+            break;
+    return p + k;
+}
+
 static inline int __attribute__((always_inline))
 tiny(int x)
 {
@@ -202,7 +219,8 @@ main(void)
     mm(8, e, f, g);
     mm_plain(8, e, f, g);
     return sum_if(v, 64, 0, 9) + (int)fast(w, 64) + labels(v, 64) +
-           wide_or_narrow(v, 64) + checksum((void *)v, 64, tiny);
+           wide_or_narrow(v, 64) + checksum((void *)v, 64, tiny) +
+           (int)forever(9, 1);
 }
 EOF
   cat >src/kr.c <<'EOF'

@@ -615,6 +615,30 @@ plain_specifiers(const char *c, size_t start, size_t name)
     return words > 0;
 }
 
+/* Whether the header at C[HEAD, END) of a for loop has a condition
+ * (GCC takes no loop pragma on `for (;;)`), or is a range-for. */
+static int
+has_condition(const char *c, size_t head, size_t end)
+{
+    size_t i, semi = 0;
+    int depth = 0;
+
+    for (i = head + 1; i + 1 < end; i++) {
+        depth += c[i] == '(' || c[i] == '[' || c[i] == '{';
+        depth -= c[i] == ')' || c[i] == ']' || c[i] == '}';
+        if (depth || c[i] != ';')
+            continue;
+        if (semi) {
+            for (semi++; semi < i && isspace((unsigned char)c[semi]);
+                 semi++)
+                ;
+            return semi < i;
+        }
+        semi = i;
+    }
+    return !semi;
+}
+
 void
 mc_cmodel_place(struct mc_cmodel *m, const char *c,
                 const struct mc_ctext_pp *pp)
@@ -642,6 +666,7 @@ mc_cmodel_place(struct mc_cmodel *m, const char *c,
         lp->placeable =
             !pp->tangled && lp->first_on_line &&
             lp->end > lp->head_end &&
+            has_condition(c, lp->head, lp->head_end) &&
             statement_starts(c, &m->fn[lp->fn], lp->kw) &&
             one_branch(pp, lp->line, mc_cmodel_line(m, lp->head_end - 1)) &&
             pp->group[end] == pp->group[lp->line];

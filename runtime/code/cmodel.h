@@ -103,8 +103,9 @@ void mc_cmodel_release(struct mc_cmodel *m);
  *             starts a statement there: the keyword is first on its
  *             line, the code before it ends a statement or opens one
  *             (';', '{', '}', a label's ':', `else`, `do`, or the ')'
- *             of an if, for, while or switch header); its header has
- *             no directive line, and its keyword, the end of its
+ *             of an if, for, while or switch header); its header has a
+ *             condition (GCC takes no pragma on `for (;;)`) and no
+ *             directive line, and its keyword, the end of its
  *             header and its end are in one branch of the conditionals
  *   function  placeable: an attribute line before LINE starts its
  *             declaration: START is first on its line, a return type

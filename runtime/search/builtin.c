@@ -483,6 +483,37 @@ riskiest(const struct mc_builtin *b, unsigned long tag)
     return k;
 }
 
+/* The line of a compiler's messages DETAIL to quote into *LEN bytes
+ * at the pointer returned: the first that reports an error ("error:",
+ * "error :"), whole; else the first that is no warning, note or "In
+ * function" line; else the first. */
+static const char *
+error_line(const char *detail, int *len)
+{
+    const char *p, *first = NULL, *plain = NULL;
+
+    for (p = detail; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+        size_t n = strcspn(p, "\n");
+        char line[1024];
+
+        if (!n)
+            continue;
+        snprintf(line, sizeof(line), "%.*s", (int)n, p);
+        if (strstr(line, "error:") || strstr(line, "error :")) {
+            *len = (int)n;
+            return p;
+        }
+        if (!first)
+            first = p;
+        if (!plain && !strstr(line, "warning:") && !strstr(line, "note:") &&
+            !strstr(line, ": In function") && !strstr(line, "In file "))
+            plain = p;
+    }
+    p = plain ? plain : first ? first : detail;
+    *len = (int)strcspn(p, "\n");
+    return p;
+}
+
 void
 mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
                  size_t i, const char *detail, struct mc_buf *out)
@@ -507,9 +538,12 @@ mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
     if (!what.len)
         mc_buf_adds(&what, "same knobs");
     if (c->compile_error) {
+        int n;
+        const char *e = error_line(detail, &n);
+
         b->banned |= added;
-        mc_buf_addf(out, "%s: does not compile with this compiler (%.100s);"
-                         " never used again", what.s, detail);
+        mc_buf_addf(out, "%s: does not compile with this compiler (%.*s);"
+                         " never used again", what.s, n, e);
     } else if (!c->correct) {
         /* Blame the riskiest new knob; the others may be fine. */
         if (k)

@@ -9,7 +9,8 @@
  * before the loop they are for. The cases check the model's lines and
  * what it is unsure of on a corpus of real-code shapes, and render
  * every knob offered there; tests/t0111-directive-placement.sh compiles
- * each.
+ * each. A critique of a candidate that did not compile quotes the
+ * compiler's first error line, whole, not a warning before it.
  *
  * With arguments it is the tool that test uses:
  *
@@ -521,6 +522,40 @@ out:
     mc_buf_release(&r);
 }
 
+static void
+test_placement__critique_quotes_the_error(void)
+{
+    static const char detail[] =
+        "shapes.c: In function 'labels':\n"
+        "shapes.c:70:1: warning: 'cold' attribute ignored [-Wattributes]\n"
+        "shapes.c:75:5: error: for, while or do statement expected before "
+        "'size_t', which is what a pragma placed before a declaration "
+        "gets from GCC\n"
+        "shapes.c:76:5: error: a second error\n";
+    struct mc_builtin b;
+    struct mc_prop_node node;
+    struct mc_buf out = MC_BUF_INIT;
+
+    write_file("shapes.c", corpus);
+    if (!ok(!setup(&b, "shapes.c", "gcc", NULL, corpus, strlen(corpus), 0),
+            "setup"))
+        return;
+    memset(&node, 0, sizeof(node));
+    node.parent = -1;
+    node.tag = 1;
+    node.evaluated = 1;
+    node.compile_error = 1;
+    mc_builtin_learn(&b, &node, 0, detail, &out);
+    contains(out.s ? out.s : "", "(shapes.c:75:5: error: for, while or do "
+             "statement expected before 'size_t', which is what a pragma "
+             "placed before a declaration gets from GCC); never used again",
+             "the first error line, whole");
+    ok(out.s && !strstr(out.s, "warning") && !strchr(out.s, '\n'),
+       "no warning, one line");
+    mc_builtin_release(&b);
+    mc_buf_release(&out);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -535,6 +570,7 @@ main(int argc, char **argv)
     TAP_RUN(test_placement__lines_after_a_macro);
     TAP_RUN(test_placement__unsure_not_offered);
     TAP_RUN(test_placement__interchanged_inner_loop);
+    TAP_RUN(test_placement__critique_quotes_the_error);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
