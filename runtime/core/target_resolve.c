@@ -346,6 +346,109 @@ links_cxx(const struct mc_target *t)
     return 0;
 }
 
+void
+mc_target_link_build_release(struct mc_target *t)
+{
+    size_t i;
+
+    if (!t->link_build)
+        return;
+    for (i = 0; i < t->link.n; i++) {
+        mc_free(t->link_build[i].compiler);
+        mc_strv_release(&t->link_build[i].flags);
+    }
+    mc_free(t->link_build);
+    t->link_build = NULL;
+}
+
+/*
+ * Each link file's build into T->link_build: a source of the language
+ * table with an entry in the compile DB DB ("" for none) gets the
+ * entry's compiler and flags; else, with link-flags= given, those
+ * flags; else SOURCE's (MC_LINK_FROM_SOURCE). Objects and libraries
+ * are not compiled: SOURCE's, which leaves them on the link line.
+ */
+static enum mc_code
+resolve_links(struct mc_target *t, const char *db, struct mc_err *err)
+{
+    const char *opt = t->opt[MC_OPT_LINK_FLAGS];
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    mc_target_link_build_release(t);
+    if (!t->link.n)
+        return MC_OK;
+    t->link_build = mc_calloc(t->link.n, sizeof(*t->link_build));
+    if (!t->link_build)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (i = 0; !rc && i < t->link.n; i++) {
+        struct mc_link_build *lb = &t->link_build[i];
+        struct mc_compdb_entry e = MC_COMPDB_ENTRY_INIT;
+        int found = 0;
+
+        mc_strv_init(&lb->flags);
+        if (!mc_lang_of_path(t->link.v[i]))
+            continue;
+        if (*db)
+            rc = mc_compdb_find(db, t->link.v[i], &e, &found, err);
+        if (!rc && found) {
+            lb->from = MC_LINK_FROM_DB;
+            lb->compiler = mc_strdup(e.compiler);
+            if (!lb->compiler || mc_strv_extend(&lb->flags, &e.flags))
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        } else if (!rc && opt) {
+            lb->from = MC_LINK_FROM_OPTION;
+            if (mc_shell_split(opt, &lb->flags, NULL))
+                rc = mc_err_set(err, MC_EINVAL, "option 'link-flags': "
+                                "unbalanced quotes");
+        }
+        mc_compdb_entry_release(&e);
+    }
+    return rc;
+}
+
+const char *
+mc_target_link_compiler(const struct mc_target *t, size_t i)
+{
+    const struct mc_lang_info *lang = mc_lang_of_path(t->link.v[i]);
+
+    if (t->link_build && t->link_build[i].compiler)
+        return t->link_build[i].compiler;
+    if (t->linker && lang && lang->lang != t->lang)
+        return t->linker;
+    return t->compiler ? t->compiler : "";
+}
+
+const char *
+mc_target_link_from(const struct mc_target *t, size_t i)
+{
+    static const char *const names[] = {
+        [MC_LINK_FROM_SOURCE] = "SOURCE's flags",
+        [MC_LINK_FROM_DB] = "compile DB",
+        [MC_LINK_FROM_OPTION] = "link-flags",
+    };
+
+    return names[t->link_build ? t->link_build[i].from
+                               : MC_LINK_FROM_SOURCE];
+}
+
+enum mc_code
+mc_target_link_command(const struct mc_target *t, size_t i,
+                       struct mc_strv *out)
+{
+    const struct mc_link_build *lb = t->link_build ? &t->link_build[i]
+                                                   : NULL;
+
+    if (!lb || lb->from == MC_LINK_FROM_SOURCE)
+        return MC_OK;
+    if (mc_shell_split(mc_target_link_compiler(t, i), out, NULL))
+        return MC_EINVAL;
+    mc_strv_extend(out, &lb->flags);
+    mc_strv_push(out, "-c");
+    mc_strv_push(out, t->link.v[i]);
+    return mc_strv_status(out) ? MC_ENOMEM : MC_OK;
+}
+
 /* Whether make's directory has a compile_commands.json to read: asked
  * once per process where the directory is pinned (make's), else at each
  * call. */
@@ -410,6 +513,7 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
         if (rc)
             goto out;
     }
+    t->flags_from_make = !found && !t->opt[MC_OPT_CFLAGS];
     if (t->opt[MC_OPT_CFLAGS]) {
         mc_strv_release(&t->flags);
         if (mc_shell_split(t->opt[MC_OPT_CFLAGS], &t->flags, err)) {
@@ -441,6 +545,8 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
         if (!t->linker)
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     }
+    if (!rc)
+        rc = resolve_links(t, db, err);
 out:
     mc_compdb_entry_release(&e);
     return rc;
