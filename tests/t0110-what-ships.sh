@@ -105,6 +105,29 @@ EOJ
     "j[\"links\"][0][\"command\"] == \"cc -O2 -I. -c test/main.c\""
 '
 
+# key_of: the key of the unit in make -n's recipe (no search runs).
+key_of () {
+  run_make -n 2>&1 | sed -n 's/.* optimize --key \([0-9a-f]*\) .*/\1/p'
+}
+
+test_expect_success 'the key: link files built as SOURCE is keep it, own builds change it' '
+  cp -pR q s && cd s && rm -rf compile_commands.json .maxcode prog &&
+  export MAXCODE_CACHE_DIR="$TRASH/cache-s" && maxmake . "" &&
+  plain=$(key_of) && test -n "$plain" &&
+  cat >compile_commands.json <<EOJ &&
+[{"directory": "$TRASH/s", "file": "hot.c",
+  "command": "cc -isystem sys -O2 -c -o hot.o hot.c"},
+ {"directory": "$TRASH/s", "file": "test/main.c",
+  "command": "cc -isystem sys -O2 -c -o test/main.o test/main.c"}]
+EOJ
+  test "$(key_of)" = "$plain" &&
+  sed -i "s/-isystem sys -O2 -c -o test/-O2 -I. -c -o test/" \
+    compile_commands.json && own=$(key_of) && test -n "$own" &&
+  test "$own" != "$plain" &&
+  rm compile_commands.json && maxmake . ", link-flags=-O2 -I." &&
+  test "$(key_of)" != "$plain" && test "$(key_of)" != "$own"
+'
+
 # b: a target-specific variable on the program target.
 said="hot.c: the target that uses this variant has other flags than the \
 search tested (it adds -DX): its recipe has '-O2 -DX', the search '-O2'"

@@ -183,21 +183,22 @@ build_links(struct mc_eval *ev, const char *const *extra, const char *dir,
             mc_strv_push(objs, t->link.v[i]);
             continue;
         }
-        mc_buf_addf(&obj, "%s/link-%zu.o", dir, i);
-        rc = add_words(ev, &argv, mc_target_link_compiler(t, i),
-                       &t->link_build[i].flags, dir, err);
+        if (mc_buf_addf(&obj, "%s/link-%zu.o", dir, i))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        if (!rc)
+            rc = add_words(ev, &argv, mc_target_link_compiler(t, i),
+                           &t->link_build[i].flags, dir, err);
         if (!rc && !argv.n)
             rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
         for (j = 0; !rc && extra && extra[j]; j++)
             mc_strv_push(&argv, extra[j]);
-        mc_strv_push(&argv, "-c");
-        mc_strv_push(&argv, "-o");
-        mc_strv_push(&argv, obj.s);
-        mc_strv_push(&argv, t->link.v[i]);
-        if (!rc && mc_buf_status(&obj))
-            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
-        if (!rc)
+        if (!rc) {
+            mc_strv_push(&argv, "-c");
+            mc_strv_push(&argv, "-o");
+            mc_strv_push(&argv, obj.s);
+            mc_strv_push(&argv, t->link.v[i]);
             rc = run_build(ev, &argv, dir, diag, err);
+        }
         if (!rc)
             mc_strv_push(objs, obj.s);
         mc_strv_release(&argv);
