@@ -110,7 +110,7 @@ key_of () {
   run_make -n 2>&1 | sed -n 's/.* optimize --key \([0-9a-f]*\) .*/\1/p'
 }
 
-test_expect_success 'the key: link files built as SOURCE is keep it, own builds change it' '
+test_expect_success 'the key: link files built as SOURCE keep it, own builds change it' '
   cp -pR q s && cd s && rm -rf compile_commands.json .maxcode prog &&
   export MAXCODE_CACHE_DIR="$TRASH/cache-s" && maxmake . "" &&
   plain=$(key_of) && test -n "$plain" &&
