@@ -11,12 +11,18 @@
  *
  * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS] [--ld LD]
  *                         [--ldflags LDFLAGS] [--ldlibs LDLIBS]
- *                         [--mode MODE] [--] SOURCE [KEY=VALUE...]
+ *                         [--recipe-flags FLAGS] [--mode MODE]
+ *                         [--] SOURCE [KEY=VALUE...]
  * The compiler and flags come from --cc and --flags, else from the
  * compile DB or the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS)
  * and the cflags option; the link driver and flags from --ld, --ldflags
  * and --ldlibs, else from CXX (when a link file is C++), LDFLAGS and
- * LDLIBS. MODE (default MAXCODE_MODE): off prints SOURCE;
+ * LDLIBS. --recipe-flags are the flags as make expanded them when it
+ * ran the rule's recipe, with the target-specific variables of the
+ * user's target that needs the variant: when they are not --flags, a
+ * warning says both, the manifest records them and the entry's note
+ * repeats the warning at each hit. MODE (default MAXCODE_MODE): off
+ * prints SOURCE;
  * cache prints the variant on a hit and SOURCE on a miss, never
  * searching; verify re-checks a hit; optimize searches on a miss; refresh
  * searches again. The path to compile is printed on stdout. A failure
@@ -58,6 +64,8 @@
 
 struct opts {
     const char *key, *mode;
+    const char *recipe_flags; /* --recipe-flags: the flags as make
+                               * expanded them in the recipe */
     struct mc_target_setup_build build; /* --cc, --flags, ... */
     int first_arg; /* index of SOURCE in argv */
 };
@@ -91,6 +99,8 @@ parse_opts(int argc, char **argv, struct opts *o)
             dst = &o->build.ldlibs;
         else if (!strcmp(argv[i], "--mode"))
             dst = &o->mode;
+        else if (!strcmp(argv[i], "--recipe-flags"))
+            dst = &o->recipe_flags;
         else
             return mc_usage_error("optimize: unknown option '%s'", argv[i]);
         if (i + 1 >= argc)
@@ -257,6 +267,8 @@ struct run {
     int probed_now;             /* this run probed (none remembered) */
     int native_now;             /* this run resolved isa=native (none
                                  * remembered) */
+    struct mc_buf flags_warning; /* the flags of the recipe are not the
+                                  * key's: what was said (no source) */
     const char *vkey;           /* the key of the variant's path, when
                                  * not KEY: make's, keyed before
                                  * isa=native was resolved */
@@ -278,7 +290,8 @@ struct run {
 static void
 run_init(struct run *r)
 {
-    struct mc_manifest_outcome oc = {"original", "", 1, -1, 0, 0, NULL};
+    struct mc_manifest_outcome oc = {"original", "", 1, -1, 0, 0, NULL,
+                                     NULL, NULL};
 
     memset(r, 0, sizeof(*r));
     r->t = &r->ts.t;
@@ -290,6 +303,7 @@ run_init(struct run *r)
     mc_sign_keys_init(&r->keys);
     mc_buf_init(&r->vpath);
     mc_buf_init(&r->src);
+    mc_buf_init(&r->flags_warning);
 }
 
 static void
@@ -308,6 +322,7 @@ run_release(struct run *r)
     mc_target_setup_release(&r->ts);
     mc_buf_release(&r->vpath);
     mc_buf_release(&r->src);
+    mc_buf_release(&r->flags_warning);
 }
 
 /* A CUDA target: the device probe this machine remembers for its boot,
@@ -346,6 +361,78 @@ set_up_native(struct run *r)
     return 0;
 }
 
+/* The words of A that B lacks into OUT, separated by spaces. */
+static void
+words_missing(const struct mc_strv *a, const struct mc_strv *b,
+              struct mc_buf *out)
+{
+    size_t i;
+
+    for (i = 0; i < a->n; i++)
+        if (!mc_strv_contains(b, a->v[i]))
+            mc_buf_addf(out, "%s%s", out->len ? " " : "", a->v[i]);
+}
+
+/*
+ * The flags make gave the recipe (--recipe-flags: the user's target's,
+ * target-specific variables included) against those the key and the
+ * search use (--flags): when they differ, say so in one line that
+ * names both, and keep the line for the manifest and the entry's note.
+ */
+static void
+check_recipe_flags(struct run *r)
+{
+    struct mc_strv recipe = MC_STRV_INIT;
+    struct mc_buf added = MC_BUF_INIT, dropped = MC_BUF_INIT;
+    struct mc_buf rs = MC_BUF_INIT, ts = MC_BUF_INIT;
+    struct mc_buf *w = &r->flags_warning;
+    const struct mc_strv *tf = &r->t->flags;
+    size_t i;
+    int same;
+
+    if (!r->o.recipe_flags || !r->t->flags_from_make ||
+        !strcmp(r->mode, "cache"))
+        return;
+    if (mc_shell_split(r->o.recipe_flags, &recipe, NULL))
+        goto out; /* unbalanced: no flags make could have given */
+    same = recipe.n == tf->n;
+    for (i = 0; same && i < tf->n; i++)
+        same = !strcmp(recipe.v[i], tf->v[i]);
+    if (same)
+        goto out;
+    words_missing(&recipe, tf, &added);
+    words_missing(tf, &recipe, &dropped);
+    mc_strv_join_shell(&recipe, &rs);
+    mc_strv_join_shell(tf, &ts);
+    mc_buf_adds(w, "the target that uses this variant has other flags "
+                "than the search tested (");
+    if (added.len)
+        mc_buf_addf(w, "it adds %.160s%s", added.s,
+                    dropped.len ? ", " : "");
+    if (dropped.len)
+        mc_buf_addf(w, "it drops %.160s", dropped.s);
+    if (!added.len && !dropped.len)
+        mc_buf_adds(w, "in another order");
+    mc_buf_addf(w, "): its recipe has '%.200s', the search '%.200s'; set "
+                "the flags for the whole Makefile, not for one target, or "
+                "give cflags= in the $(maxcode ...) call, so that what is "
+                "tested is what ships", rs.s ? rs.s : "",
+                ts.s ? ts.s : "");
+    for (i = 0; i < w->len; i++)
+        if (w->s[i] == '\n' || w->s[i] == '\t')
+            w->s[i] = ' ';
+    if (!mc_buf_status(w))
+        mc_info("%s: %s", r->t->source, w->s);
+    r->oc.recipe_flags = r->o.recipe_flags;
+    r->oc.flags_warning = w->s;
+out:
+    mc_strv_release(&recipe);
+    mc_buf_release(&added);
+    mc_buf_release(&dropped);
+    mc_buf_release(&rs);
+    mc_buf_release(&ts);
+}
+
 /* The target, the mode (off prints SOURCE) and the build. */
 static int
 step_set_up(struct run *r, int argc, char **argv)
@@ -372,6 +459,8 @@ step_set_up(struct run *r, int argc, char **argv)
     }
     /* The rules pass what make resolved; by hand, each may be given. */
     status = mc_target_setup_build(&r->ts, &r->o.build);
+    if (!status)
+        check_recipe_flags(r);
     if (!status && mc_lang_get(r->t->lang)->kernels)
         status = set_up_gpu(r);
     if (!status)
@@ -501,7 +590,11 @@ step_look_up(struct run *r)
     if (hit) {
         if (!strcmp(r->mode, "verify"))
             verify_entry(r->t, r->cache.dir, &r->e);
-        mc_hit_say_note(r->t->source, &r->e);
+        /* Its note may say what check_recipe_flags() said already. */
+        if (!r->flags_warning.len ||
+            !memmem(r->e.note.s ? r->e.note.s : "", r->e.note.len,
+                    r->flags_warning.s, r->flags_warning.len))
+            mc_hit_say_note(r->t->source, &r->e);
         r->hit = 1;
         return STEP_HIT;
     }
@@ -765,6 +858,16 @@ step_manifest(struct run *r)
     else
         mc_buf_add(&r->e.variant, r->src.s, r->src.len);
     r->oc.reason = r->reason;
+    if (r->flags_warning.len) {
+        /* Said again at each hit (mc_hit_say_note()), first. */
+        struct mc_buf note = MC_BUF_INIT;
+
+        mc_buf_add(&note, r->flags_warning.s, r->flags_warning.len);
+        if (r->e.note.len)
+            mc_buf_addf(&note, "; %.*s", (int)r->e.note.len, r->e.note.s);
+        mc_buf_release(&r->e.note);
+        r->e.note = note;
+    }
     text = mc_manifest_write(r->t, r->key, &r->oc, &r->e.includes);
     if (!text || mc_buf_adds(&r->e.manifest, text) ||
         (r->oc.search && r->oc.search->n &&

@@ -242,6 +242,10 @@ add_list_opt(struct mc_buf *cmd, const char *opt, const struct mc_strv *list)
     mc_buf_release(&words);
 }
 
+/* Where add_optimize() puts the recipe's flags, which make expands when
+ * it runs the recipe (add_recipe()). */
+#define RECIPE_FLAGS '\001'
+
 /* Append `maxcode optimize` of T for KEY in MODE to CMD. */
 static void
 add_optimize(struct mc_buf *cmd, const struct mc_target *t, const char *key,
@@ -260,6 +264,8 @@ add_optimize(struct mc_buf *cmd, const struct mc_target *t, const char *key,
     }
     add_list_opt(cmd, "--ldflags", &t->ldflags);
     add_list_opt(cmd, "--ldlibs", &t->ldlibs);
+    if (t->flags_from_make)
+        mc_buf_addf(cmd, " --recipe-flags %c", RECIPE_FLAGS);
     if (strcmp(mode, "optimize"))
         mc_buf_addf(cmd, " --mode %s", mode);
     mc_buf_adds(cmd, " -- ");
@@ -273,6 +279,35 @@ add_optimize(struct mc_buf *cmd, const struct mc_target *t, const char *key,
         mc_shell_quote(cmd, args.v[i]);
     }
     mc_strv_release(&args);
+}
+
+/*
+ * Append the command CMD of T's rule to RULE, escaped for make, but
+ * for each RECIPE_FLAGS: there, the flags as make expands them when it
+ * runs the recipe, one shell-quoted word. The rule is a prerequisite
+ * of the user's object or program, so that target's target-specific
+ * variables are in force then; `maxcode optimize` compares them with
+ * the flags it was keyed with (--flags).
+ */
+static void
+add_recipe(struct mc_buf *rule, const struct mc_target *t, const char *cmd)
+{
+    const char *p = cmd, *q;
+
+    while ((q = strchr(p, RECIPE_FLAGS)) != NULL) {
+        char *part = mc_strndup(p, (size_t)(q - p));
+
+        if (!part) {
+            rule->oom = 1;
+            return;
+        }
+        add_make_escaped(rule, part);
+        mc_free(part);
+        mc_buf_addf(rule, "'$(subst ','\\'',$(CPPFLAGS) $(%s))'",
+                    mc_lang_get(t->lang)->flags_var);
+        p = q + 1;
+    }
+    add_make_escaped(rule, p);
 }
 
 /* Emit the rule that produces VPATH by a search. */
@@ -325,7 +360,7 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
     if (forced)
         mc_buf_adds(&rule, " .maxcode-force");
     mc_buf_adds(&rule, dry_run() ? "\n\t@" : "\n\t+@");
-    add_make_escaped(&rule, cmd.s);
+    add_recipe(&rule, t, cmd.s ? cmd.s : "");
     mc_buf_adds(&rule, " >/dev/null");
     if (mc_buf_status(&rule) || mc_buf_status(&cmd) ||
         mc_strv_push(&emitted, key)) {

@@ -520,31 +520,21 @@ rebase(struct mc_compdb_entry *out, const char *dir, struct mc_err *err)
     return rc ? oom(err) : MC_OK;
 }
 
-enum mc_code
-mc_compdb_find(const char *db_path, const char *source,
-               struct mc_compdb_entry *out, int *found, struct mc_err *err)
+/* SOURCE's entry in the parsed and checked DB ROOT of DB_PATH into OUT,
+ * as mc_compdb_find() says. */
+static enum mc_code
+find_in(const char *db_path, const cJSON *root, const char *source,
+        struct mc_compdb_entry *out, int *found, struct mc_err *err)
 {
     enum mc_code rc = MC_OK;
-    struct mc_buf text = MC_BUF_INIT;
     struct mc_strv argv = MC_STRV_INIT;
     const cJSON *e, *match = NULL;
-    cJSON *root = NULL;
     char src[PATH_MAX], real[PATH_MAX], match_real[PATH_MAX];
     unsigned long i, match_i = 0;
     const char *dir;
-    int missing;
 
     mc_compdb_entry_init(out);
     *found = 0;
-    rc = read_db(db_path, &text, &missing, err);
-    if (rc || missing)
-        goto out;
-    rc = parse_db(db_path, &text, &root, err);
-    if (rc)
-        goto out;
-    rc = check_shape(db_path, root, err);
-    if (rc || !root)
-        goto out;
     if (!realpath(source, src))
         goto out; /* no such source: no entry */
     for (e = root->child, i = 0; e; e = e->next, i++) {
@@ -592,7 +582,51 @@ out:
     if (rc)
         mc_compdb_entry_release(out);
     mc_strv_release(&argv);
+    return rc;
+}
+
+enum mc_code
+mc_compdb_find_each(const char *db_path, char *const *sources, size_t n,
+                    struct mc_compdb_entry *outs, int *found,
+                    struct mc_err *err)
+{
+    enum mc_code rc = MC_OK;
+    struct mc_buf text = MC_BUF_INIT;
+    cJSON *root = NULL;
+    size_t i;
+    int missing;
+
+    for (i = 0; i < n; i++) {
+        mc_compdb_entry_init(&outs[i]);
+        found[i] = 0;
+    }
+    rc = read_db(db_path, &text, &missing, err);
+    if (rc || missing)
+        goto out;
+    rc = parse_db(db_path, &text, &root, err);
+    if (rc)
+        goto out;
+    rc = check_shape(db_path, root, err);
+    for (i = 0; !rc && root && i < n; i++)
+        rc = find_in(db_path, root, sources[i], &outs[i], &found[i], err);
+    if (rc) {
+        for (i = 0; i < n; i++) {
+            mc_compdb_entry_release(&outs[i]);
+            found[i] = 0;
+        }
+    }
+out:
     cJSON_Delete(root);
     mc_buf_release(&text);
     return rc;
+}
+
+enum mc_code
+mc_compdb_find(const char *db_path, const char *source,
+               struct mc_compdb_entry *out, int *found, struct mc_err *err)
+{
+    char *one[1];
+
+    one[0] = (char *)source;
+    return mc_compdb_find_each(db_path, one, 1, out, found, err);
 }

@@ -102,4 +102,14 @@ enum mc_code mc_compdb_find(const char *db_path, const char *source,
                             struct mc_compdb_entry *out, int *found,
                             struct mc_err *err);
 
+/*
+ * mc_compdb_find() of each of the N files SOURCES, with DB_PATH read and
+ * parsed once: OUTS[I] and FOUND[I] (arrays of N) for SOURCES[I]. OUTS
+ * are initialised here; the caller releases each. On failure every
+ * OUTS[I] is left empty and FOUND[I] 0.
+ */
+enum mc_code mc_compdb_find_each(const char *db_path, char *const *sources,
+                                 size_t n, struct mc_compdb_entry *outs,
+                                 int *found, struct mc_err *err);
+
 #endif /* MC_COMPDB_H */

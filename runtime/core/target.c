@@ -68,6 +68,7 @@ static const struct optdef opts[MC_OPT__COUNT] = {
     [MC_OPT_LDLIBS] = {"ldlibs", C_WORDS, -1},
     [MC_OPT_FILES] = {"files", C_PATHS, -1},
     [MC_OPT_IGNORE] = {"ignore", C_REGEX, -1},
+    [MC_OPT_LINK_FLAGS] = {"link-flags", C_WORDS, -1},
 };
 
 const char *
@@ -709,6 +710,7 @@ mc_target_release(struct mc_target *t)
     mc_strv_release(&t->ldflags);
     mc_strv_release(&t->ldlibs);
     mc_strv_release(&t->db_others);
+    mc_target_link_build_release(t);
     mc_strv_release(&t->files);
     if (t->ignore) {
         regfree(t->ignore);

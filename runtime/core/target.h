@@ -47,7 +47,25 @@ enum mc_opt {
     MC_OPT_LDLIBS,
     MC_OPT_FILES,
     MC_OPT_IGNORE,
+    MC_OPT_LINK_FLAGS,
     MC_OPT__COUNT
+};
+
+/* How one link file is compiled (mc_target_resolve_build()). */
+enum mc_link_from {
+    MC_LINK_FROM_SOURCE = 0, /* with SOURCE's compiler and flags, on the
+                              * link line (also every object or library,
+                              * which is not compiled) */
+    MC_LINK_FROM_DB,         /* its own compile DB entry */
+    MC_LINK_FROM_OPTION      /* the link-flags= option */
+};
+
+struct mc_link_build {
+    enum mc_link_from from;
+    char *compiler;            /* MC_LINK_FROM_DB: the entry's compiler;
+                                * else NULL: SOURCE's link driver (the
+                                * compiler, or T->linker when set) */
+    struct mc_strv flags;      /* its flags, unless MC_LINK_FROM_SOURCE */
 };
 
 struct mc_target {
@@ -75,6 +93,12 @@ struct mc_target {
                                 * relative to make's directory: never
                                 * compiled with SOURCE, only named where
                                 * link= is missing */
+    struct mc_link_build *link_build; /* one per link file, in order,
+                                * set by mc_target_resolve_build();
+                                * NULL before */
+    int flags_from_make;       /* the flags are make's variables (no
+                                * compile DB entry, no cflags=): the
+                                * search recipe can compare them */
     regex_t *ignore;           /* ignore= compiled, or NULL */
     char *gpu;                 /* a CUDA target's GPU identity
                                 * (mc_cuda_set_identity()), set by the
@@ -222,7 +246,13 @@ typedef char *(*mc_target_var_fn)(const char *name, void *ctx);
  * and T->ldflags, T->ldlibs: $(LDFLAGS) and $(LDLIBS), each followed by
  * what the compile-DB entry had of them (-L, -l; see compdb.h), and
  * T->db_others, the entry's other input files (none without an entry).
- * VAR reads the variables. *FROM_DB tells whether the DB was used.
+ * Each link file that is a source of the language table gets its own
+ * build in T->link_build: its own compile-DB entry (compiler and
+ * flags); else the option link-flags= when given (with SOURCE's
+ * driver); else SOURCE's compiler and flags (MC_LINK_FROM_SOURCE).
+ * T->flags_from_make says whether T->flags are make's variables.
+ * VAR reads the variables. *FROM_DB tells whether the DB was used for
+ * SOURCE.
  */
 enum mc_code mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
                                      void *ctx, int *from_db,
@@ -240,6 +270,25 @@ enum mc_code mc_target_override_build(struct mc_target *t, const char *cc,
                                       const char *ldflags,
                                       const char *ldlibs,
                                       struct mc_err *err);
+
+/*
+ * The command that compiles link file I of T on its own, as words into
+ * OUT (appended): its compiler (or SOURCE's driver) and flags, "-c" and
+ * the file; nothing when it is built as SOURCE's flags build it
+ * (MC_LINK_FROM_SOURCE). For the manifest and messages. MC_ENOMEM;
+ * MC_EINVAL when the compiler command does not split.
+ */
+enum mc_code mc_target_link_command(const struct mc_target *t, size_t i,
+                                    struct mc_strv *out);
+
+/* The compiler command of link file I of T: its compile DB entry's;
+ * else SOURCE's compiler for a file in SOURCE's language, and the link
+ * driver (T->linker, when set) for another. Owned by T. */
+const char *mc_target_link_compiler(const struct mc_target *t, size_t i);
+
+/* The name of how link file I of T is compiled: "compile DB",
+ * "link-flags" or "SOURCE's flags". Static. */
+const char *mc_target_link_from(const struct mc_target *t, size_t i);
 
 /*
  * Drop from B every line that the ignore= expression of T matches (a

@@ -3,7 +3,8 @@
  * target_int.h: what the target module's files share and nobody else
  * calls: target.c (the options) checks a value with the list expanders
  * of target_resolve.c (files, VPATH, globs), which split lists with
- * target.c's helpers. Not for other modules: they use target.h.
+ * target.c's helpers, and target.c frees what the build resolved. Not
+ * for other modules: they use target.h.
  */
 #ifndef MC_TARGET_INT_H
 #define MC_TARGET_INT_H
@@ -39,5 +40,10 @@ enum mc_code mc_target_check_files(const char *value, struct mc_strv *out,
  * a link may lead anywhere. */
 enum mc_code mc_target_expand_paths(const char *value, struct mc_strv *out,
                                     struct mc_err *err);
+
+struct mc_target;
+
+/* Free T's link_build (mc_target_resolve_build()) and set it NULL. */
+void mc_target_link_build_release(struct mc_target *t);
 
 #endif /* MC_TARGET_INT_H */

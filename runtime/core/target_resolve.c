@@ -346,6 +346,146 @@ links_cxx(const struct mc_target *t)
     return 0;
 }
 
+void
+mc_target_link_build_release(struct mc_target *t)
+{
+    size_t i;
+
+    if (!t->link_build)
+        return;
+    for (i = 0; i < t->link.n; i++) {
+        mc_free(t->link_build[i].compiler);
+        mc_strv_release(&t->link_build[i].flags);
+    }
+    mc_free(t->link_build);
+    t->link_build = NULL;
+}
+
+/*
+ * Each link file's build into T->link_build: a source of the language
+ * table whose compile DB entry is found (E[I], FOUND[I]; E NULL when
+ * there is no DB) gets the entry's compiler and flags; else, with
+ * link-flags= given, those flags; else SOURCE's (MC_LINK_FROM_SOURCE).
+ * Objects and libraries are not compiled: SOURCE's, which leaves them
+ * on the link line.
+ */
+static enum mc_code
+resolve_links(struct mc_target *t, const struct mc_compdb_entry *e,
+              const int *found, struct mc_err *err)
+{
+    const char *opt = t->opt[MC_OPT_LINK_FLAGS];
+    enum mc_code rc = MC_OK;
+    size_t i;
+
+    mc_target_link_build_release(t);
+    if (!t->link.n)
+        return MC_OK;
+    t->link_build = mc_calloc(t->link.n, sizeof(*t->link_build));
+    if (!t->link_build)
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    for (i = 0; i < t->link.n; i++)
+        mc_strv_init(&t->link_build[i].flags);
+    for (i = 0; !rc && i < t->link.n; i++) {
+        struct mc_link_build *lb = &t->link_build[i];
+
+        if (!mc_lang_of_path(t->link.v[i]))
+            continue;
+        if (e && found[i]) {
+            lb->from = MC_LINK_FROM_DB;
+            lb->compiler = mc_strdup(e[i].compiler);
+            if (!lb->compiler || mc_strv_extend(&lb->flags, &e[i].flags))
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        } else if (opt) {
+            lb->from = MC_LINK_FROM_OPTION;
+            if (mc_shell_split(opt, &lb->flags, NULL))
+                rc = mc_err_set(err, MC_EINVAL, "option 'link-flags': "
+                                "unbalanced quotes");
+        }
+    }
+    return rc;
+}
+
+/* The compile DB DB's entries of SOURCE (E[0], FOUND[0]) and of each
+ * link file (E[1 + I]), read once: into *E and *FOUND, arrays of 1 +
+ * link files that the caller frees (free_entries()). */
+static enum mc_code
+find_entries(const struct mc_target *t, const char *db,
+             struct mc_compdb_entry **e, int **found, struct mc_err *err)
+{
+    char **names;
+    size_t i, n = 1 + t->link.n;
+    enum mc_code rc;
+
+    *e = mc_calloc(n, sizeof(**e));
+    *found = mc_calloc(n, sizeof(**found));
+    names = mc_calloc(n, sizeof(*names));
+    if (!*e || !*found || !names) {
+        mc_free(names);
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    }
+    names[0] = t->source;
+    for (i = 0; i < t->link.n; i++)
+        names[1 + i] = t->link.v[i];
+    rc = mc_compdb_find_each(db, names, n, *e, *found, err);
+    mc_free(names);
+    return rc;
+}
+
+/* Free what find_entries() made for T. */
+static void
+free_entries(const struct mc_target *t, struct mc_compdb_entry *e,
+             int *found)
+{
+    size_t i;
+
+    for (i = 0; e && i < 1 + t->link.n; i++)
+        mc_compdb_entry_release(&e[i]);
+    mc_free(e);
+    mc_free(found);
+}
+
+const char *
+mc_target_link_compiler(const struct mc_target *t, size_t i)
+{
+    const struct mc_lang_info *lang = mc_lang_of_path(t->link.v[i]);
+
+    if (t->link_build && t->link_build[i].compiler)
+        return t->link_build[i].compiler;
+    if (t->linker && lang && lang->lang != t->lang)
+        return t->linker;
+    return t->compiler ? t->compiler : "";
+}
+
+const char *
+mc_target_link_from(const struct mc_target *t, size_t i)
+{
+    static const char *const names[] = {
+        [MC_LINK_FROM_SOURCE] = "SOURCE's flags",
+        [MC_LINK_FROM_DB] = "compile DB",
+        [MC_LINK_FROM_OPTION] = "link-flags",
+    };
+
+    return names[t->link_build ? t->link_build[i].from
+                               : MC_LINK_FROM_SOURCE];
+}
+
+enum mc_code
+mc_target_link_command(const struct mc_target *t, size_t i,
+                       struct mc_strv *out)
+{
+    const struct mc_link_build *lb = t->link_build ? &t->link_build[i]
+                                                   : NULL;
+
+    if (!lb || lb->from == MC_LINK_FROM_SOURCE)
+        return MC_OK;
+    if (mc_shell_split(mc_target_link_compiler(t, i), out, NULL))
+        return MC_EINVAL;
+    mc_strv_extend(out, &lb->flags);
+    mc_strv_push(out, "-c");
+    mc_strv_push(out, t->link.v[i]);
+    return mc_strv_status(out) ? MC_ENOMEM : MC_OK;
+}
+
 /* Whether make's directory has a compile_commands.json to read: asked
  * once per process where the directory is pinned (make's), else at each
  * call. */
@@ -367,10 +507,11 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
 {
     const struct mc_lang_info *lang = mc_lang_get(t->lang);
     const struct mc_lang_info *cxx = mc_lang_get(MC_LANG_CXX);
-    struct mc_compdb_entry e = MC_COMPDB_ENTRY_INIT;
+    struct mc_compdb_entry none = MC_COMPDB_ENTRY_INIT, *es = NULL;
+    const struct mc_compdb_entry *e = &none;
     const char *db = mc_conf_get(&t->conf, MC_SET_COMPDB);
     enum mc_code rc = MC_OK;
-    int found = 0;
+    int found = 0, *founds = NULL;
 
     *from_db = 0;
     mc_free(t->compiler);
@@ -380,15 +521,18 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     if (!*db && default_db())
         db = "compile_commands.json";
     if (*db) {
-        rc = mc_compdb_find(db, t->source, &e, &found, err);
+        /* SOURCE's entry and the link files', the DB read once. */
+        rc = find_entries(t, db, &es, &founds, err);
         if (rc)
             goto out;
+        e = &es[0];
+        found = founds[0];
     }
     if (found) {
         *from_db = 1;
-        t->compiler = mc_strdup(e.compiler);
-        if (!t->compiler || mc_strv_extend(&t->flags, &e.flags) ||
-            mc_strv_extend(&t->db_others, &e.others)) {
+        t->compiler = mc_strdup(e->compiler);
+        if (!t->compiler || mc_strv_extend(&t->flags, &e->flags) ||
+            mc_strv_extend(&t->db_others, &e->others)) {
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
             goto out;
         }
@@ -410,6 +554,7 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
         if (rc)
             goto out;
     }
+    t->flags_from_make = !found && !t->opt[MC_OPT_CFLAGS];
     if (t->opt[MC_OPT_CFLAGS]) {
         mc_strv_release(&t->flags);
         if (mc_shell_split(t->opt[MC_OPT_CFLAGS], &t->flags, err)) {
@@ -427,8 +572,8 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
     if (!rc)
         rc = add_var_words(var, ctx, "LDLIBS", &t->ldlibs, err);
     /* The entry's -L and -l: for the link, not for SOURCE's compile. */
-    if (!rc && found && (mc_strv_extend(&t->ldflags, &e.ldflags) ||
-                         mc_strv_extend(&t->ldlibs, &e.ldlibs)))
+    if (!rc && found && (mc_strv_extend(&t->ldflags, &e->ldflags) ||
+                         mc_strv_extend(&t->ldlibs, &e->ldlibs)))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     if (!rc && t->lang == MC_LANG_C && links_cxx(t)) {
         char *ld = var(cxx->cc_var, ctx);
@@ -441,8 +586,11 @@ mc_target_resolve_build(struct mc_target *t, mc_target_var_fn var,
         if (!t->linker)
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     }
+    if (!rc)
+        rc = resolve_links(t, es ? es + 1 : NULL, founds ? founds + 1 : NULL,
+                           err);
 out:
-    mc_compdb_entry_release(&e);
+    free_entries(t, es, founds);
     return rc;
 }
 

@@ -154,17 +154,77 @@ add_words(struct mc_eval *ev, struct mc_strv *argv, const char *command,
     return rc ? mc_err_set(err, MC_ENOMEM, "out of memory") : MC_OK;
 }
 
+/* Whether link file I of EV's target is compiled on its own (its
+ * compile DB entry, link-flags=), not with SOURCE's flags. */
+static int
+link_own(const struct mc_eval *ev, size_t i)
+{
+    return ev->t->link_build &&
+           ev->t->link_build[i].from != MC_LINK_FROM_SOURCE;
+}
+
+/* Compile each link file of EV's target that has a build of its own
+ * (its compiler and flags, then EXTRA) into an object in DIR, into
+ * OBJS, one word per link file: the object, or the file itself for the
+ * link line. */
+static enum mc_code
+build_links(struct mc_eval *ev, const char *const *extra, const char *dir,
+            struct mc_strv *objs, struct mc_buf *diag, struct mc_err *err)
+{
+    struct mc_target *t = ev->t;
+    enum mc_code rc = MC_OK;
+    size_t i, j;
+
+    for (i = 0; !rc && i < t->link.n; i++) {
+        struct mc_strv argv = MC_STRV_INIT;
+        struct mc_buf obj = MC_BUF_INIT;
+
+        if (!link_own(ev, i)) {
+            mc_strv_push(objs, t->link.v[i]);
+            continue;
+        }
+        if (mc_buf_addf(&obj, "%s/link-%zu.o", dir, i))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        if (!rc)
+            rc = add_words(ev, &argv, mc_target_link_compiler(t, i),
+                           &t->link_build[i].flags, dir, err);
+        if (!rc && !argv.n)
+            rc = mc_err_set(err, MC_EINVAL, "empty compiler command");
+        for (j = 0; !rc && extra && extra[j]; j++)
+            mc_strv_push(&argv, extra[j]);
+        if (!rc) {
+            mc_strv_push(&argv, "-c");
+            mc_strv_push(&argv, "-o");
+            mc_strv_push(&argv, obj.s);
+            mc_strv_push(&argv, t->link.v[i]);
+            rc = run_build(ev, &argv, dir, diag, err);
+        }
+        if (!rc)
+            mc_strv_push(objs, obj.s);
+        mc_strv_release(&argv);
+        mc_buf_release(&obj);
+    }
+    if (!rc && mc_strv_status(objs))
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+    return rc;
+}
+
 enum mc_code
 mc_eval_build(struct mc_eval *ev, const char *src, const char *exe,
               const char *const *extra, const char *dir, struct mc_buf *diag,
               struct mc_err *err)
 {
     struct mc_target *t = ev->t;
-    struct mc_strv argv = MC_STRV_INIT;
+    struct mc_strv argv = MC_STRV_INIT, links = MC_STRV_INIT;
     struct mc_buf obj = MC_BUF_INIT;
     enum mc_code rc;
     size_t i;
 
+    /* The link files with builds of their own first: a candidate's
+     * failure is then its own. */
+    rc = build_links(ev, extra, dir, &links, diag, err);
+    if (rc)
+        goto out;
     /* Pushes are checked once, by run_build(): a strv's errors stick. */
     rc = add_words(ev, &argv, t->compiler, &t->flags, dir, err);
     if (!rc && !argv.n)
@@ -192,7 +252,7 @@ mc_eval_build(struct mc_eval *ev, const char *src, const char *exe,
     mc_strv_push(&argv, "-o");
     mc_strv_push(&argv, exe);
     mc_strv_push(&argv, t->linker ? obj.s : src);
-    mc_strv_extend(&argv, &t->link);
+    mc_strv_extend(&argv, &links);
     if (!rc)
         rc = add_words(ev, &argv, mc_target_get(t, MC_OPT_LDLIBS), NULL,
                        dir, err);
@@ -204,6 +264,7 @@ mc_eval_build(struct mc_eval *ev, const char *src, const char *exe,
         rc = run_build(ev, &argv, dir, diag, err);
 out:
     mc_strv_release(&argv);
+    mc_strv_release(&links);
     mc_buf_release(&obj);
     return rc;
 }
@@ -216,14 +277,16 @@ out:
  * listing failed (the build will say why).
  */
 static enum mc_code
-list_deps(struct mc_eval *ev, const char *src, const char *dir,
-          int read_all, struct mc_strv *deps, struct mc_err *err)
+list_deps_with(struct mc_eval *ev, const char *compiler,
+               const struct mc_strv *flags, const char *src,
+               const char *dir, int read_all, struct mc_strv *deps,
+               struct mc_err *err)
 {
     struct mc_strv argv = MC_STRV_INIT, tf = MC_STRV_INIT;
     struct mc_spawn_result r;
     enum mc_code rc;
 
-    rc = add_words(ev, &argv, ev->t->compiler, &ev->t->flags, dir, err);
+    rc = add_words(ev, &argv, compiler, flags, dir, err);
     if (rc)
         goto out;
     mc_shell_split(mc_target_get(ev->t, MC_OPT_TEST_CPPFLAGS), &tf, NULL);
@@ -244,6 +307,15 @@ out:
     mc_strv_release(&argv);
     mc_strv_release(&tf);
     return rc;
+}
+
+/* list_deps_with() SOURCE's compiler and flags. */
+static enum mc_code
+list_deps(struct mc_eval *ev, const char *src, const char *dir,
+          int read_all, struct mc_strv *deps, struct mc_err *err)
+{
+    return list_deps_with(ev, ev->t->compiler, &ev->t->flags, src, dir,
+                          read_all, deps, err);
 }
 
 const char *const *
@@ -407,6 +479,10 @@ mc_eval_allow_project_reads(struct mc_eval *ev, struct mc_err *err)
     for (i = 0; i < t->link.n; i++) {
         push_dir_of(ev, t->link.v[i], &paths);
         mc_strv_push(&paths, t->link.v[i]);
+        if (link_own(ev, i)) {
+            mc_flags_paths(&t->link_build[i].flags, ev->make_dir, &paths);
+            push_prefixes(mc_target_link_compiler(t, i), &paths);
+        }
     }
     mc_flags_paths(&t->flags, ev->make_dir, &paths);
     mc_flags_paths(&t->ldflags, ev->make_dir, &paths);
@@ -462,7 +538,12 @@ mc_eval_allow_original_reads(struct mc_eval *ev, const char *dir,
 
         if (i && !mc_lang_of_path(f))
             continue;
-        rc = list_deps(ev, f, dir, 1, &deps, err);
+        if (i && link_own(ev, i - 1))
+            rc = list_deps_with(ev, mc_target_link_compiler(ev->t, i - 1),
+                                &ev->t->link_build[i - 1].flags, f, dir, 1,
+                                &deps, err);
+        else
+            rc = list_deps(ev, f, dir, 1, &deps, err);
         if (rc == MC_EINVAL) {
             mc_err_clear(err);
             rc = MC_OK;

@@ -141,9 +141,12 @@ int mc_eval_outside_named(struct mc_eval *ev, const struct mc_buf *diag);
  * Build SRC (with the target's link files) into EXE with EXTRA flags (a
  * NULL-terminated list, may be NULL), as make would: in make's
  * directory, so that every relative path in the flags means what it
- * means there, with only DIR writable. One compiler command compiles and
- * links; when the link driver is another compiler (a C source with a C++
- * link file), SRC is compiled to an object first. The link has
+ * means there, with only DIR writable. A link file with a build of its
+ * own (its compile DB entry, link-flags=: target.h) is compiled first
+ * into DIR/link-I.o with its compiler, its flags and EXTRA; the others
+ * are compiled with SRC. One compiler command compiles and links; when
+ * the link driver is another compiler (a C source with a C++ link
+ * file), SRC is compiled to an object first. The link has
  * $(LDFLAGS) before the files and ldlibs=, $(LDLIBS) and, for C and C++,
  * -lm after them. On a compiler error, DIAG gets its trimmed output and
  * MC_EINVAL is returned.

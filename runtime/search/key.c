@@ -84,6 +84,50 @@ identity(const struct mc_target *t, const char *compiler, const char **out,
                                 err);
 }
 
+/* Whether link file I of T is built from its compile DB entry with
+ * another compiler or other flags than SOURCE's. */
+static int
+link_differs(const struct mc_target *t, size_t i)
+{
+    const struct mc_link_build *lb = &t->link_build[i];
+    size_t j;
+
+    if (lb->from != MC_LINK_FROM_DB)
+        return 0;
+    if (strcmp(mc_target_link_compiler(t, i), t->compiler ? t->compiler
+                                                          : "") ||
+        lb->flags.n != t->flags.n)
+        return 1;
+    for (j = 0; j < lb->flags.n; j++)
+        if (strcmp(lb->flags.v[j], t->flags.v[j]))
+            return 1;
+    return 0;
+}
+
+/* The link files' own builds from the compile DB, where they differ
+ * from SOURCE's (the same flags key as before: a unit keyed before
+ * link files had their own builds keeps its key). The link-flags=
+ * option is hashed with the options, when given. */
+static enum mc_code
+hash_link_builds(struct mc_hash *h, const struct mc_target *t,
+                 struct mc_err *err)
+{
+    const char *ident;
+    enum mc_code rc;
+    size_t i, j;
+
+    for (i = 0; t->link_build && i < t->link.n; i++) {
+        if (!link_differs(t, i))
+            continue;
+        if ((rc = identity(t, mc_target_link_compiler(t, i), &ident, err)))
+            return rc;
+        mc_hash_field_str(h, "link-compiler", ident);
+        for (j = 0; j < t->link_build[i].flags.n; j++)
+            mc_hash_field_str(h, "link-flag", t->link_build[i].flags.v[j]);
+    }
+    return MC_OK;
+}
+
 /* The build: compiler, GPU or native architecture, flags, linker. */
 static enum mc_code
 hash_build(struct mc_hash *h, const struct mc_target *t, struct mc_err *err)
@@ -114,7 +158,7 @@ hash_build(struct mc_hash *h, const struct mc_target *t, struct mc_err *err)
         mc_hash_field_str(h, "ldflag", t->ldflags.v[i]);
     for (i = 0; i < t->ldlibs.n; i++)
         mc_hash_field_str(h, "ldlib", t->ldlibs.v[i]);
-    return MC_OK;
+    return hash_link_builds(h, t, err);
 }
 
 /* Each file of LIST by name (relative to CWD when inside it) and
@@ -195,6 +239,8 @@ hash_options(struct mc_hash *h, const struct mc_target *t,
             i == MC_OPT_BENCH_INPUTS || i == MC_OPT_CFLAGS ||
             i == MC_OPT_FILES)
             continue; /* hashed by content */
+        if (i == MC_OPT_LINK_FLAGS && !t->opt[i])
+            continue; /* newer than the key: hashed only when given */
         mc_hash_field_str(h, mc_target_opt_name((enum mc_opt)i),
                           mc_target_get(t, (enum mc_opt)i));
     }

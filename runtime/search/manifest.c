@@ -87,6 +87,48 @@ manifest_build(cJSON *m, const struct mc_target *t,
     }
 }
 
+/* The manifest's links: how each link file of T is compiled, for the
+ * test executable. */
+static void
+manifest_links(cJSON *m, const struct mc_target *t)
+{
+    struct mc_strv words = MC_STRV_INIT;
+    struct mc_buf cmd = MC_BUF_INIT;
+    cJSON *a, *o;
+    size_t i;
+
+    if (!t->link.n || !(a = cJSON_AddArrayToObject(m, "links")))
+        return;
+    for (i = 0; i < t->link.n; i++) {
+        mc_strv_release(&words);
+        mc_buf_reset(&cmd);
+        if (!mc_lang_of_path(t->link.v[i])) {
+            /* An object or a library: linked as it is. */
+        } else if (t->link_build &&
+                   t->link_build[i].from != MC_LINK_FROM_SOURCE) {
+            mc_target_link_command(t, i, &words);
+        } else {
+            mc_shell_split(t->compiler ? t->compiler : "", &words, NULL);
+            mc_strv_extend(&words, &t->flags);
+            mc_strv_push(&words, "-c");
+            mc_strv_push(&words, t->link.v[i]);
+        }
+        if (words.n)
+            mc_strv_join_shell(&words, &cmd);
+        if (!(o = cJSON_CreateObject()))
+            break;
+        cJSON_AddStringToObject(o, "file", t->link.v[i]);
+        cJSON_AddStringToObject(o, "flags_from",
+                                mc_lang_of_path(t->link.v[i])
+                                    ? mc_target_link_from(t, i)
+                                    : "not compiled");
+        cJSON_AddStringToObject(o, "command", cmd.s ? cmd.s : "");
+        cJSON_AddItemToArray(a, o);
+    }
+    mc_strv_release(&words);
+    mc_buf_release(&cmd);
+}
+
 /* The manifest's search: the best variant with its critique, and the
  * trajectory, one object per candidate. */
 static void
@@ -193,6 +235,13 @@ mc_manifest_write(const struct mc_target *t, const char *key,
     cJSON_AddStringToObject(m, "created", created);
     cJSON_AddStringToObject(m, "maxcode_version", PACKAGE_VERSION);
     manifest_build(m, t, includes);
+    manifest_links(m, t);
+    if (o->recipe_flags) {
+        cJSON_AddStringToObject(m, "recipe_flags", o->recipe_flags);
+        cJSON_AddStringToObject(m, "flags_warning", o->flags_warning
+                                                        ? o->flags_warning
+                                                        : "");
+    }
     if (o->search)
         manifest_trajectory(m, o->search);
     text = cJSON_Print(m);

@@ -17,9 +17,12 @@
  *               "created":TIME,"maxcode_version":V,"compiler":s,
  *               "flags":[s...],"options":{OPTION:s,...},
  *               "includes":[path...],
+ *               ["links":[link...],]
+ *               ["recipe_flags":s,"flags_warning":s,]
  *               ["ranking":s,"ranking_note":s,]
  *               ["best":LABEL,"critique":s,]
  *               ["trajectory":[item...]]}
+ *   link     = {"file":F,"flags_from":FROM,"command":C}
  *   round    = the load of one round of the final confirmation (node.h)
  *   counts   = {"requests":n,"tokens_in":n,"tokens_out":n,"cost":x}
  *              (usage.h)
@@ -45,7 +48,17 @@
  * cost; TIME the UTC time it was stored, "YYYY-MM-DDTHH:MM:SSZ"; V the
  * version that stored it; compiler the compiler command, flags the
  * effective flags, options every option's effective value ("" for
- * none); includes the paths of the INCL records. A search's manifest
+ * none); includes the paths of the INCL records; links, when there are
+ * link files, how each was compiled for the test executable: F as
+ * written, FROM "compile DB" (its own entry), "link-flags" (the
+ * option), "SOURCE's flags" or "not compiled" (an object or a
+ * library, linked as it is), C the compile command as one shell line
+ * ("" when not compiled; with SOURCE's flags it is compiled in
+ * SOURCE's command, C is its equivalent); recipe_flags, only when the
+ * flags that make gave the search recipe (the user's target's own,
+ * target-specific variables included) differ from the flags the key
+ * and the search used, are the recipe's, and flags_warning the
+ * warning said then and at each hit. A search's manifest
  * adds ranking and ranking_note for strategy=gvf (the value model
  * used: "served", "built-in" or "reward", and why), best and critique
  * (the best confirmed node's label and critique) when there is one, and
@@ -76,6 +89,9 @@ struct mc_manifest_outcome {
     double baseline;         /* seconds of the original, < 0: unknown */
     size_t candidates, correct;
     const struct mc_search *search; /* or NULL */
+    const char *recipe_flags;  /* the recipe's flags when they differ
+                                * from the key's, else NULL */
+    const char *flags_warning; /* what was said of it, or NULL */
 };
 
 /*
