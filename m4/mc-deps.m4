@@ -6,6 +6,21 @@
 AC_DEFUN([MC_CHECK_DEPS], [
   PKG_CHECK_MODULES([CURL], [libcurl >= 7.68], [],
     [AC_MSG_ERROR([libcurl not found: apt-get install libcurl4-openssl-dev])])
+  # libcurl is opened with dlopen() on first use (runtime/util/curl_lib.c),
+  # by the name of its ABI, which has been 4 since 2006: the file must be
+  # there at run time.
+  AC_MSG_CHECKING([for the libcurl shared library])
+  mc_save_LIBS=$LIBS
+  LIBS="$CURL_LIBS $LIBS"
+  AC_RUN_IFELSE([AC_LANG_PROGRAM([[#include <dlfcn.h>]],
+      [[return dlopen("libcurl.so.4", RTLD_NOW) ? 0 : 1;]])],
+    [AC_MSG_RESULT([libcurl.so.4])],
+    [AC_MSG_RESULT([no])
+     AC_MSG_ERROR([libcurl.so.4 cannot be opened: apt-get install libcurl4])],
+    [AC_MSG_RESULT([libcurl.so.4 (cross-compiling: not checked)])])
+  LIBS=$mc_save_LIBS
+  AC_DEFINE([MC_CURL_SONAME], ["libcurl.so.4"],
+    [The libcurl that runtime/util/curl_lib.c opens.])
   PKG_CHECK_MODULES([CJSON], [libcjson >= 1.7], [],
     [AC_MSG_ERROR([cJSON not found: apt-get install libcjson-dev])])
   PKG_CHECK_MODULES([XXHASH], [libxxhash >= 0.8], [],

@@ -487,30 +487,104 @@ look_up(const struct mc_target *t, const char *source,
 }
 
 
+/* The payload of a hit's .written record (variant.h) for entry E into
+ * B: its include records, then its note as a line "! NOTE" (printable,
+ * as said). Empty when nothing is needed of E. */
+static void
+hit_payload(const struct mc_entry *e, struct mc_buf *b)
+{
+    size_t i, n = e->note.len < 1023 ? e->note.len : 1023;
+
+    mc_buf_add(b, e->includes.s, e->includes.len);
+    if (!n)
+        return;
+    if (b->len && b->s[b->len - 1] != '\n')
+        mc_buf_addc(b, '\n');
+    mc_buf_adds(b, "! ");
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)e->note.s[i];
+        mc_buf_addc(b, c < ' ' || c == 0x7f ? ' ' : (char)c);
+    }
+}
+
 /* The expansion of a hit on entry E: its variant at VPATH (mc_malloc'd),
- * or SOURCE (as the call wrote it) when the variant cannot be written. */
+ * or SOURCE (as the call wrote it) when the variant cannot be written.
+ * Where the entry file can be named without reading it (ORIGIN) and
+ * needs no check of this machine's architecture, the variant's record
+ * names it, so that the next hit is fast_hit(). */
 static char *
 use_hit(struct mc_target *t, const char *source, struct mc_cache *cache,
         struct mc_entry *e, const char *key, struct mc_buf *vpath,
         const char *mode)
 {
     struct mc_err err = MC_ERR_INIT;
-    int edited;
+    struct mc_buf payload = MC_BUF_INIT;
+    char origin[MC_CACHE_ORIGIN_MAX];
+    time_t mtime;
+    int edited, named;
 
-    if (mc_variant_materialize(vpath->s, t->source, t->source_real,
-                               e->variant.s, e->variant.len, &edited,
-                               &err)) {
+    mc_cache_touch(cache, e);
+    named = !memmem(e->variant.s, e->variant.len, "arch=", 5) &&
+            mc_cache_origin(cache, key, origin, &mtime) == MC_OK;
+    if (named)
+        hit_payload(e, &payload);
+    if (mc_buf_status(&payload))
+        named = 0;
+    if (mc_variant_materialize_from(vpath->s, t->source, t->source_real,
+                                    e->variant.s, e->variant.len,
+                                    named ? origin : NULL,
+                                    named ? payload.s : NULL, &edited,
+                                    &err)) {
         /* Cannot write the variant: the original is always right. */
         mc_info("%s: %s; using the original", source, err.msg);
+        mc_buf_release(&payload);
         return mc_strdup(source);
     }
+    mc_buf_release(&payload);
     if (edited)
         mc_variant_say_edited(source, vpath->s);
     mc_hit_say_note(source, e);
-    mc_cache_touch(cache, e);
     if (!strcmp(mode, "refresh") || !strcmp(mode, "verify"))
         emit_rule(t, key, vpath->s, mode, 1);
     return mc_buf_detach(vpath, NULL);
+}
+
+/* A hit known without reading the entry for KEY (use_hit() named it in
+ * the variant's record, variant.h): the variant at VPATH is in place,
+ * as written from the entry file that is there now, and the entry's
+ * include records (in the record) still match. Its note is said. Else
+ * 0, and the entry is read. */
+static int
+fast_hit(const struct mc_target *t, const char *source,
+         struct mc_cache *cache, const char *key, const struct mc_buf *vpath)
+{
+    struct mc_buf payload = MC_BUF_INIT;
+    char origin[MC_CACHE_ORIGIN_MAX];
+    const char *note;
+    size_t incl;
+    time_t mtime;
+    int hit = 0;
+
+    if (mc_cache_origin(cache, key, origin, &mtime) ||
+        !mc_variant_fresh(vpath->s, t->source, t->source_real, origin,
+                          &payload))
+        goto out;
+    note = payload.len >= 2 && !memcmp(payload.s, "! ", 2)
+               ? payload.s
+               : memmem(payload.s, payload.len, "\n! ", 3);
+    incl = note ? (size_t)(note - payload.s) : payload.len;
+    if (!mc_cache_includes_valid(payload.s, incl)) {
+        mc_verbose("%s: a header changed since key %s was stored", source,
+                   key);
+        goto out;
+    }
+    if (note)
+        mc_info("%s: %s", source, note + (*note == '\n' ? 3 : 2));
+    mc_cache_touch_key(cache, key, mtime);
+    hit = 1;
+out:
+    mc_buf_release(&payload);
+    return hit;
 }
 
 /* The expansion of a miss that searches: the variant path VPATH
@@ -599,6 +673,13 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
                       &err) ||
         mc_variant_path(key, mc_target_name(&t), &vpath)) {
         mc_plugin_fail("out of memory");
+        goto out;
+    }
+    if (strcmp(mode, "refresh") && strcmp(mode, "verify") &&
+        fast_hit(&t, source, &cache, key, &vpath)) {
+        mc_plugin_count(cache.dir, MC_STAT_HITS);
+        hit = 1;
+        res = mc_buf_detach(&vpath, NULL);
         goto out;
     }
     hit = look_up(&t, source, &cache, key, mode, &e);

@@ -13,6 +13,9 @@
 #include <ctype.h>
 #include <fcntl.h>
 
+/* The most a .written record may hold: a link's text, with room. */
+#define RECORD_MAX 3072
+
 enum mc_code
 mc_variant_path(const char *key, const char *name, struct mc_buf *b)
 {
@@ -203,18 +206,25 @@ written_line(const char *path, const struct stat *st, const char *stamp,
 {
     const char *slash = strrchr(path, '/');
 
-    return mc_buf_addf(b, "%lld %lld.%09ld %s %s", (long long)st->st_size,
-                       (long long)st->st_mtim.tv_sec,
-                       (long)st->st_mtim.tv_nsec, slash ? slash + 1 : path,
-                       stamp);
+    /* "%lld %lld.%09ld %s %s", without printf: a hit makes it. */
+    mc_buf_addu(b, (unsigned long long)st->st_size, 0);
+    mc_buf_addc(b, ' ');
+    mc_buf_addu(b, (unsigned long long)st->st_mtim.tv_sec, 0);
+    mc_buf_addc(b, '.');
+    mc_buf_addu(b, (unsigned long long)st->st_mtim.tv_nsec, 9);
+    mc_buf_addc(b, ' ');
+    mc_buf_adds(b, slash ? slash + 1 : path);
+    mc_buf_addc(b, ' ');
+    return mc_buf_adds(b, stamp);
 }
 
-/* What the file at PATH is, against what .written recorded and the text
- * whose stamp is STAMP. */
+/* What the file at PATH is, against the first line of what .written
+ * recorded and the text whose stamp is STAMP. The whole record goes into
+ * REC (REC may be NULL). */
 enum written { W_MISSING, W_UNRECORDED, W_CHANGED, W_OTHER, W_SAME };
 
 static enum written
-written_state(const char *path, const char *stamp)
+written_state(const char *path, const char *stamp, struct mc_buf *rec_out)
 {
     struct mc_buf wp = MC_BUF_INIT, now = MC_BUF_INIT;
     char rec[PATH_MAX];
@@ -230,25 +240,70 @@ written_state(const char *path, const char *stamp)
         (n = readlink(wp.s, rec, sizeof(rec))) > 0 &&
         (size_t)n < sizeof(rec) && !written_line(path, &st, stamp, &now)) {
         size_t head = now.len - strlen(stamp);
+        const char *nl = memchr(rec, '\n', (size_t)n);
+        size_t first = nl ? (size_t)(nl - rec) : (size_t)n;
 
-        if ((size_t)n == now.len && !memcmp(rec, now.s, now.len))
+        if (first == now.len && !memcmp(rec, now.s, now.len))
             w = W_SAME;
-        else if ((size_t)n > head && !memcmp(rec, now.s, head))
+        else if (first > head && !memcmp(rec, now.s, head))
             w = W_OTHER; /* as written, from another text */
         else
             w = W_CHANGED;
+        if (rec_out)
+            mc_buf_add(rec_out, rec, (size_t)n);
     }
     mc_buf_release(&wp);
     mc_buf_release(&now);
     return w;
 }
 
+/* The hash of where a variant's text is put: SOURCE and SOURCE_REAL,
+ * into HEX (one-shot XXH3 of both, each with its NUL). */
+static enum mc_code
+place_hash(const char *source, const char *source_real,
+           char hex[MC_KEY_HEX + 1])
+{
+    char both[2 * PATH_MAX];
+    size_t a = strlen(source) + 1, b = strlen(source_real) + 1;
+    struct mc_digest d;
+
+    if (a + b > sizeof(both))
+        return MC_EINVAL;
+    memcpy(both, source, a);
+    memcpy(both + a, source_real, b);
+    mc_hash_buffer(both, a + b, &d);
+    mc_digest_hex(&d, hex);
+    return MC_OK;
+}
+
+/* The record's tail for ORIGIN and PAYLOAD (see variant.h) into B; an
+ * empty B when ORIGIN is NULL or the paths are too long. */
+static enum mc_code
+record_tail(const char *source, const char *source_real,
+            const char *origin, const char *payload, struct mc_buf *b)
+{
+    char hex[MC_KEY_HEX + 1];
+
+    /* Paths too long to hash here: no tail, no fast hit. */
+    if (!origin || place_hash(source, source_real, hex))
+        return MC_OK;
+    mc_buf_adds(b, "\n@ ");
+    mc_buf_adds(b, origin);
+    mc_buf_addc(b, ' ');
+    mc_buf_adds(b, hex);
+    if (payload && *payload)
+        mc_buf_addf(b, "\n%s", payload);
+    return mc_buf_status(b);
+}
+
 /* Record the size and mtime of the file at PATH, just written from the
- * text whose stamp is STAMP, in .written: a symbolic link whose text is
- * the record, put in place by rename(). A record that cannot be written
- * costs the next hit a comparison of the whole file, nothing else. */
+ * text whose stamp is STAMP, and TAIL (record_tail()), in .written: a
+ * symbolic link whose text is the record, put in place by rename(). A
+ * record that cannot be written costs the next hit a comparison of the
+ * whole file, nothing else; one too long for a link's text is written
+ * without its tail. */
 static void
-record_written(const char *path, const char *stamp)
+record_written(const char *path, const char *stamp, const struct mc_buf *tail)
 {
     struct mc_buf wp = MC_BUF_INIT, tmp = MC_BUF_INIT, line = MC_BUF_INIT;
     struct stat st;
@@ -257,7 +312,10 @@ record_written(const char *path, const char *stamp)
         !written_line(path, &st, stamp, &line) &&
         !mc_buf_addf(&tmp, "%s.%ld.%lx", wp.s, (long)getpid(),
                      (unsigned long)random())) {
-        if (symlink(line.s, tmp.s) == 0 && rename(tmp.s, wp.s))
+        if (tail && tail->len && line.len + tail->len < RECORD_MAX)
+            mc_buf_add(&line, tail->s, tail->len);
+        if (!mc_buf_status(&line) && symlink(line.s, tmp.s) == 0 &&
+            rename(tmp.s, wp.s))
             unlink(tmp.s);
     }
     mc_buf_release(&wp);
@@ -289,11 +347,13 @@ out:
 }
 
 enum mc_code
-mc_variant_materialize(const char *path, const char *source,
-                       const char *source_real, const char *text,
-                       size_t len, int *edited, struct mc_err *err)
+mc_variant_materialize_from(const char *path, const char *source,
+                            const char *source_real, const char *text,
+                            size_t len, const char *origin,
+                            const char *payload, int *edited,
+                            struct mc_err *err)
 {
-    struct mc_buf out = MC_BUF_INIT;
+    struct mc_buf out = MC_BUF_INIT, rec = MC_BUF_INIT, tail = MC_BUF_INIT;
     char stamp[MC_KEY_HEX + 1];
     enum written w;
     enum mc_code rc;
@@ -303,11 +363,23 @@ mc_variant_materialize(const char *path, const char *source,
         *edited = 0;
     /* The hit path: the file is as maxcode wrote it, from this very text
      * (a stat() and a readlink(), no read of the file). */
-    if (stamp_of(source, source_real, text, len, stamp))
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
-    w = written_state(path, stamp);
-    if (w == W_SAME)
-        return MC_OK;
+    if (stamp_of(source, source_real, text, len, stamp) ||
+        record_tail(source, source_real, origin, payload, &tail)) {
+        rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        goto out;
+    }
+    w = written_state(path, stamp, &rec);
+    if (w == W_SAME) {
+        const char *nl = memchr(rec.s, '\n', rec.len);
+        size_t first = nl ? (size_t)(nl - rec.s) : rec.len;
+
+        /* A new origin renews the record's tail; none keeps it. */
+        if (origin && (rec.len - first != tail.len ||
+                       memcmp(rec.s + first, tail.s, tail.len)))
+            record_written(path, stamp, &tail);
+        rc = MC_OK;
+        goto out;
+    }
     rc = mc_variant_mark_source(path, source_real, err);
     if (!rc)
         rc = mc_variant_rewrite(path, source, source_real, text, len, &out,
@@ -315,11 +387,61 @@ mc_variant_materialize(const char *path, const char *source,
     if (!rc)
         rc = write_if_changed(path, out.s, out.len, &wrote, err);
     if (!rc)
-        record_written(path, stamp);
+        record_written(path, stamp, &tail);
     if (!rc && edited)
         *edited = w == W_CHANGED && wrote;
+out:
     mc_buf_release(&out);
+    mc_buf_release(&rec);
+    mc_buf_release(&tail);
     return rc;
+}
+
+enum mc_code
+mc_variant_materialize(const char *path, const char *source,
+                       const char *source_real, const char *text,
+                       size_t len, int *edited, struct mc_err *err)
+{
+    return mc_variant_materialize_from(path, source, source_real, text, len,
+                                       NULL, NULL, edited, err);
+}
+
+int
+mc_variant_fresh(const char *path, const char *source,
+                 const char *source_real, const char *origin,
+                 struct mc_buf *payload)
+{
+    struct mc_buf wp = MC_BUF_INIT, head = MC_BUF_INIT, tail = MC_BUF_INIT;
+    char rec[RECORD_MAX];
+    const char *nl, *end;
+    struct stat st;
+    int fresh = 0;
+    ssize_t n;
+
+    if (stat(path, &st) || beside(path, ".written", &wp) ||
+        (n = readlink(wp.s, rec, sizeof(rec))) <= 0 ||
+        (size_t)n >= sizeof(rec))
+        goto out;
+    end = rec + n;
+    /* The first line as written_line() makes it, but for the stamp,
+     * which only the entry's text gives: the origin stands for it. */
+    if (written_line(path, &st, "", &head) ||
+        record_tail(source, source_real, origin, NULL, &tail) ||
+        !tail.len || !(nl = memchr(rec, '\n', (size_t)n)) ||
+        (size_t)(nl - rec) != head.len + MC_KEY_HEX ||
+        memcmp(rec, head.s, head.len) ||
+        (size_t)(end - nl) < tail.len || memcmp(nl, tail.s, tail.len) ||
+        (nl + tail.len < end && nl[tail.len] != '\n'))
+        goto out;
+    nl += tail.len;
+    if (nl < end)
+        mc_buf_add(payload, nl + 1, (size_t)(end - nl - 1));
+    fresh = !mc_buf_status(payload);
+out:
+    mc_buf_release(&wp);
+    mc_buf_release(&head);
+    mc_buf_release(&tail);
+    return fresh;
 }
 
 void

@@ -29,7 +29,18 @@
  *   name    = the variant file's name (NAME)
  *   stamp   = 32HEXDIG                ; the first line's stamp
  * A file whose size or mtime differs, or that has no record, is compared
- * with what it should hold and written again when it differs. An edit
+ * with what it should hold and written again when it differs.
+ *
+ * A hit in make's thread may add a tail to the record that names the
+ * cache entry the variant was written from, so that the next hit knows
+ * the variant is right without reading the entry:
+ *   record  = written [ LF "@" SP origin SP place [ LF payload ] ]
+ *   origin  = what the caller says identifies the entry file (its
+ *             inode, size and birth time: a rewritten entry is a new file)
+ *   place   = 32HEXDIG                ; hashes SOURCE and its real path
+ *   payload = what the caller needs of the entry on such a hit (its
+ *             include records and note), opaque here
+ * A record that would be over 3 KiB is written without its tail. An edit
  * that keeps the size and puts the mtime back (touch -r) goes unseen.
  */
 #ifndef MC_VARIANT_H
@@ -66,6 +77,30 @@ enum mc_code mc_variant_materialize(const char *path, const char *source,
                                     const char *source_real,
                                     const char *text, size_t len,
                                     int *edited, struct mc_err *err);
+
+/*
+ * mc_variant_materialize(), and when ORIGIN is not NULL, a record whose
+ * tail names ORIGIN and holds PAYLOAD (one line or more, no NUL; may be
+ * NULL), renewed when the file is already in place under another tail.
+ */
+enum mc_code mc_variant_materialize_from(const char *path,
+                                         const char *source,
+                                         const char *source_real,
+                                         const char *text, size_t len,
+                                         const char *origin,
+                                         const char *payload, int *edited,
+                                         struct mc_err *err);
+
+/*
+ * Whether the variant file PATH of SOURCE (real path SOURCE_REAL) is as
+ * maxcode last wrote it, from the entry that ORIGIN names: its size and
+ * mtime as recorded, and the record's tail names ORIGIN and this place.
+ * Then the record's payload is appended to PAYLOAD. A stat() and a
+ * readlink(); any doubt answers 0, and the caller reads the entry.
+ */
+int mc_variant_fresh(const char *path, const char *source,
+                     const char *source_real, const char *origin,
+                     struct mc_buf *payload);
 
 /* Say that the variant file PATH of SOURCE had been edited by hand and
  * was written again (mc_variant_materialize() set *edited). */

@@ -12,9 +12,9 @@
 #include "json.h"
 #include "log.h"
 #include "spawn.h"
+#include "curl_lib.h"
 
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 #include <dirent.h>
 #include <math.h>
 #include <strings.h>
@@ -66,7 +66,6 @@ static enum mc_code
 init_at(struct mc_llm *l, const struct mc_conf *c, const char *url,
         const char *key, enum mc_llm_api api, struct mc_err *err)
 {
-    static int curl_ready;
     const char *rec = mc_conf_get(c, MC_SET_LLM_RECORD);
     const char *rep = mc_conf_get(c, MC_SET_LLM_REPLAY);
     struct mc_buf u = MC_BUF_INIT;
@@ -76,11 +75,8 @@ init_at(struct mc_llm *l, const struct mc_conf *c, const char *url,
     if (!*url && !*rep)
         return mc_err_set(err, MC_ECONFIG, "no model endpoint: set "
                           "MAXCODE_LLM_URL (or MAXCODE_LLM_REPLAY)");
-    if (!curl_ready) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT))
-            return mc_err_set(err, MC_EIO, "cannot initialise libcurl");
-        curl_ready = 1;
-    }
+    if (mc_curl_load(err))
+        return MC_EIO;
     l->api = api;
     while (n && url[n - 1] == '/')
         n--;

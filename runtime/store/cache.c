@@ -307,6 +307,50 @@ mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
     return rc;
 }
 
+enum mc_code
+mc_cache_origin(struct mc_cache *c, const char *key,
+                char origin[MC_CACHE_ORIGIN_MAX], time_t *mtime)
+{
+    struct mc_buf path = MC_BUF_INIT;
+    enum mc_code rc = MC_ENOENT;
+    struct statx sx;
+    int dirfd, own;
+
+    if (mc_cache_path(c, key, ".mce", &path))
+        return MC_ENOMEM;
+    dirfd = dir_fd(c->dir, &own);
+    /* No link followed at the end; a linked shard directory leads to a
+     * file whose identity is compared, never trusted for its content. */
+    if (dirfd >= 0 &&
+        !statx(dirfd, path.s + strlen(c->dir) + 1,
+               AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+               STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME |
+                   STATX_BTIME,
+               &sx) &&
+        (sx.stx_mask & STATX_BTIME) && S_ISREG(sx.stx_mode)) {
+        struct mc_buf o = MC_BUF_INIT;
+
+        /* "%llu %llu %lld.%09u", without printf: a hit makes it. */
+        mc_buf_addu(&o, (unsigned long long)sx.stx_ino, 0);
+        mc_buf_addc(&o, ' ');
+        mc_buf_addu(&o, (unsigned long long)sx.stx_size, 0);
+        mc_buf_addc(&o, ' ');
+        mc_buf_addu(&o, (unsigned long long)sx.stx_btime.tv_sec, 0);
+        mc_buf_addc(&o, '.');
+        mc_buf_addu(&o, sx.stx_btime.tv_nsec, 9);
+        if (!mc_buf_status(&o) && o.len < MC_CACHE_ORIGIN_MAX) {
+            memcpy(origin, o.s, o.len + 1);
+            *mtime = (time_t)sx.stx_mtime.tv_sec;
+            rc = MC_OK;
+        }
+        mc_buf_release(&o);
+    }
+    if (own)
+        close(dirfd);
+    mc_buf_release(&path);
+    return rc;
+}
+
 /*
  * Hashes of include files, remembered for the life of the process: a
  * make run hashes common.h once, not once per unit that includes it.
@@ -349,13 +393,13 @@ include_hash(const char *path)
 }
 
 int
-mc_entry_includes_valid(const struct mc_entry *e)
+mc_cache_includes_valid(const char *includes, size_t len)
 {
-    const char *p = e->includes.s;
+    const char *p = includes, *end = includes + len;
 
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
         const struct include_memo *h;
         char path[PATH_MAX];
 
@@ -369,6 +413,12 @@ mc_entry_includes_valid(const struct mc_entry *e)
         p += n + (nl != NULL);
     }
     return 1;
+}
+
+int
+mc_entry_includes_valid(const struct mc_entry *e)
+{
+    return mc_cache_includes_valid(e->includes.s, e->includes.len);
 }
 
 void
@@ -667,16 +717,22 @@ mc_cache_in_build(const struct mc_cache *c, const char *kind)
 }
 
 void
-mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
+mc_cache_touch_key(struct mc_cache *c, const char *key, time_t mtime)
 {
     struct mc_buf path = MC_BUF_INIT;
 
     /* LRU needs no finer grain than minutes: skip fresh entries. */
-    if (e->mtime && time(NULL) - e->mtime < TOUCH_GRAIN_S)
+    if (mtime && time(NULL) - mtime < TOUCH_GRAIN_S)
         return;
-    if (mc_cache_path(c, e->key, ".mce", &path) == MC_OK)
+    if (mc_cache_path(c, key, ".mce", &path) == MC_OK)
         utimensat(AT_FDCWD, path.s, NULL, AT_SYMLINK_NOFOLLOW);
     mc_buf_release(&path);
+}
+
+void
+mc_cache_touch(struct mc_cache *c, const struct mc_entry *e)
+{
+    mc_cache_touch_key(c, e->key, e->mtime);
 }
 
 enum mc_code

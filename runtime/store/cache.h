@@ -173,6 +173,18 @@ enum mc_code mc_cache_path(const struct mc_cache *c, const char *key,
 enum mc_code mc_cache_get(struct mc_cache *c, const char *key,
                           struct mc_entry *e, struct mc_err *err);
 
+/*
+ * What identifies the entry file for KEY without reading it, into
+ * ORIGIN: its inode, size and birth time (statx), which a rewrite (a new
+ * file renamed into place) changes; and its mtime into *MTIME. MC_ENOENT
+ * when there is none, it is not a regular file, or the file system
+ * keeps no birth time: then only reading the entry tells.
+ */
+#define MC_CACHE_ORIGIN_MAX 80
+enum mc_code mc_cache_origin(struct mc_cache *c, const char *key,
+                             char origin[MC_CACHE_ORIGIN_MAX],
+                             time_t *mtime);
+
 /* Read and check the entry file at PATH, without side effects. */
 enum mc_code mc_entry_read_file(const char *path, struct mc_entry *e,
                                 struct mc_err *err);
@@ -183,6 +195,9 @@ enum mc_code mc_entry_read_file(const char *path, struct mc_entry *e,
  * entries include it; mc_cache_forget_includes() drops what is known.
  */
 int mc_entry_includes_valid(const struct mc_entry *e);
+/* The same for include records in INCLUDES ("HASH PATH\n" lines, the
+ * format of mc_entry.includes), LEN bytes. */
+int mc_cache_includes_valid(const char *includes, size_t len);
 void mc_cache_forget_includes(void);
 
 /* Store E under E->key: temp file, then rename. Signed, when C has a
@@ -252,6 +267,8 @@ int mc_cache_in_build(const struct mc_cache *c, const char *kind);
 /* Mark E (read by mc_cache_get) as recently used, for LRU trimming: its
  * file's mtime, unless that is under a minute old. */
 void mc_cache_touch(struct mc_cache *c, const struct mc_entry *e);
+/* The same for the entry for KEY whose file's mtime is MTIME. */
+void mc_cache_touch_key(struct mc_cache *c, const char *key, time_t mtime);
 
 /*
  * Take the exclusive lock for KEY (blocking), DIR/ab/cd/<key>.lock, with

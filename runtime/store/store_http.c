@@ -29,16 +29,15 @@
 #include "store.h"
 #include "alloc.h"
 #include "cache.h"
+#include "curl_lib.h"
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <strings.h>
 
 #define HTTP_OK_MIN 200
 #define HTTP_OK_MAX 299
 #define HTTP_NOT_FOUND 404
 
-static int curl_ready;
 
 /* The backend's state (struct mc_store's). */
 struct http {
@@ -107,11 +106,8 @@ http_open(struct mc_store *s, const char *where, const struct mc_conf *c,
     }
     r->timeout_s = atof(mc_conf_get(c, MC_SET_REMOTE_TIMEOUT));
     r->connect_timeout_s = atof(mc_conf_get(c, MC_SET_REMOTE_CONNECT_TIMEOUT));
-    if (!curl_ready) {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT))
-            return mc_err_set(err, MC_EIO, "cannot initialise libcurl");
-        curl_ready = 1;
-    }
+    if (mc_curl_load(err))
+        return MC_EIO;
     r->curl = curl_easy_init();
     if (!r->curl)
         return mc_err_set(err, MC_ENOMEM, "out of memory");

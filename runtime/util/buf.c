@@ -82,6 +82,21 @@ mc_buf_adds(struct mc_buf *b, const char *s)
 }
 
 enum mc_code
+mc_buf_addu(struct mc_buf *b, unsigned long long v, int width)
+{
+    char d[20];
+    int n = 0;
+
+    do {
+        d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && n < (int)sizeof(d));
+    while (n < width && n < (int)sizeof(d))
+        d[sizeof(d) - 1 - n++] = '0';
+    return mc_buf_add(b, d + sizeof(d) - n, (size_t)n);
+}
+
+enum mc_code
 mc_buf_addc(struct mc_buf *b, char c)
 {
     return mc_buf_add(b, &c, 1);

@@ -204,6 +204,57 @@ test_variant__materialize(void)
     mc_buf_release(&want);
 }
 
+/* A record that names the entry it was written from (ORIGIN): the next
+ * hit knows the file is right from a stat() and a readlink(), and gets
+ * the payload back; another origin, another place, a file edited by
+ * hand or a record without a tail is no such hit. */
+static void
+test_variant__fresh(void)
+{
+    static const char path[] = ".maxcode/f1/hot.c";
+    struct mc_buf pay = MC_BUF_INIT;
+    struct mc_err err = MC_ERR_INIT;
+    char real[PATH_MAX];
+    FILE *f;
+
+    if (!realpath("src/hot.c", real)) {
+        ok(0, "src/hot.c resolves");
+        return;
+    }
+    is_long(mc_variant_materialize(path, "src/hot.c", real, "int x;\n", 7,
+                                   NULL, &err),
+            MC_OK, "materializes without an origin");
+    ok(!mc_variant_fresh(path, "src/hot.c", real, "1 2 3.000000004", &pay),
+       "a record without a tail names no entry");
+    is_long(mc_variant_materialize_from(path, "src/hot.c", real, "int x;\n",
+                                        7, "1 2 3.000000004",
+                                        "abc inc.h\n! a note", NULL, &err),
+            MC_OK, "the same text, now with an origin");
+    ok(mc_variant_fresh(path, "src/hot.c", real, "1 2 3.000000004", &pay),
+       "the record names that entry");
+    is_str(pay.s, "abc inc.h\n! a note", "and gives its payload back");
+    mc_buf_reset(&pay);
+    ok(!mc_variant_fresh(path, "src/hot.c", real, "1 2 3.000000005", &pay),
+       "another entry file is not named");
+    ok(!mc_variant_fresh(path, "src/hot.c", "/elsewhere/src/hot.c",
+                         "1 2 3.000000004", &pay),
+       "nor is the same entry for a source elsewhere");
+    is_long(mc_variant_materialize_from(path, "src/hot.c", real, "int x;\n",
+                                        7, "1 2 9.000000000", NULL, NULL,
+                                        &err),
+            MC_OK, "a new origin renews the record");
+    ok(mc_variant_fresh(path, "src/hot.c", real, "1 2 9.000000000", &pay) &&
+           pay.len == 0,
+       "which names the new entry, without a payload");
+    if ((f = fopen(path, "a"))) {
+        fputs("int evil;\n", f);
+        fclose(f);
+    }
+    ok(!mc_variant_fresh(path, "src/hot.c", real, "1 2 9.000000000", &pay),
+       "a file edited by hand is not fresh");
+    mc_buf_release(&pay);
+}
+
 /* Set PATH's mtime to SEC seconds (and access time). */
 static void
 set_mtime(const char *path, time_t sec)
@@ -358,6 +409,7 @@ main(void)
     TAP_RUN(test_variant__lines_kept);
     TAP_RUN(test_variant__materialize);
     TAP_RUN(test_variant__hand_edit);
+    TAP_RUN(test_variant__fresh);
     if (chdir("/") || nftw(scratch, remove_one, 16, FTW_DEPTH | FTW_PHYS))
         printf("# cannot remove %s\n", scratch);
     return tap_done();
