@@ -9,9 +9,10 @@
 # Helpers for the commands: run_make (the system make with this build's
 # plugin), run_make_within SECONDS (the same, killed past SECONDS),
 # expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
-# TEXT, stat_of NAME / expect_stat NAME VALUE (counters), on_machine
-# NAME CMD / stat_on NAME COUNTER (one cache per machine), entries (cache
-# entries), json_get FILE EXPR, json FILE EXPR..., tabify,
+# TEXT, stat_of NAME / expect_stat NAME VALUE / expect_stats NAME VALUE
+# ... (counters), on_machine NAME CMD / stat_on NAME COUNTER (one cache
+# per machine), entries (cache entries), json_get FILE EXPR, json FILE
+# EXPR..., tabify,
 # copy_example NAME DIR and sample_unit DIR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
 # MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
@@ -167,10 +168,18 @@ contains () {
     echo "# '$1' lacks: $2"; sed 's/^/#   /' "$1"; return 1; }
 }
 
+# _stat_in JSON NAME: counter NAME of JSON (what `maxcode stats --json`
+# prints) in _stat, or nothing where JSON has none; shell builtins only
+# (the tests read counters hundreds of times).
+_stat_in () {
+  _stat=${1#*\"$2\":}
+  _stat=${_stat#"${_stat%%[![:space:]]*}"}
+  _stat=${_stat%%[!0-9.]*}
+}
+
 # stat_of NAME: counter NAME of `maxcode stats --json`.
 stat_of () {
-  "$MAXCODE_BIN" stats --json |
-    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
+  _stat_in "$("$MAXCODE_BIN" stats --json)" "$1" && echo "$_stat"
 }
 
 # copy_example NAME DIR: examples/NAME copied to DIR as git has it,
@@ -200,6 +209,19 @@ expect_stat () {
   [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
 }
 
+# expect_stats NAME VALUE [NAME VALUE...]: each counter NAME is its VALUE,
+# as expect_stat NAME VALUE for each pair in turn, read from one run of
+# `maxcode stats --json`.
+expect_stats () {
+  _es_json=$("$MAXCODE_BIN" stats --json)
+  while [ $# -ge 2 ]; do
+    _stat_in "$_es_json" "$1"
+    [ "$_stat" = "$2" ] || {
+      echo "# stats $1: expected $2, got '$_stat'"; return 1; }
+    shift 2
+  done
+}
+
 # seed_probes DIR: give the new cache directory DIR the built-in
 # proposer's compiler probes (CACHE_DIR/probes/: what the compiler
 # accepts, per compiler identity) that a cache of this test already
@@ -222,8 +244,15 @@ seed_probes () {
   mkdir -p "$1" && cp -pR "$TRASH/.probes" "$1/probes"
 }
 
-# entries: how many entries the cache holds.
-entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
+# entries: how many entries the cache holds (the lines of `maxcode cache
+# list`, counted by the shell).
+entries () {
+  "$MAXCODE_BIN" cache list | {
+    _en_n=0
+    while IFS= read -r _en_line; do _en_n=$((_en_n + 1)); done
+    echo "$_en_n"
+  }
+}
 
 # json_get FILE EXPR: print EXPR (Python, over the JSON object d) of FILE.
 json_get () {
