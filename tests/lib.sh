@@ -9,9 +9,10 @@
 # Helpers for the commands: run_make (the system make with this build's
 # plugin), run_make_within SECONDS (the same, killed past SECONDS),
 # expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
-# TEXT, stat_of NAME / expect_stat NAME VALUE (counters), on_machine
-# NAME CMD / stat_on NAME COUNTER (one cache per machine), entries (cache
-# entries), json_get FILE EXPR, json FILE EXPR..., tabify,
+# TEXT, stat_of NAME / expect_stat NAME VALUE / expect_stats NAME VALUE
+# ... (counters), on_machine NAME CMD / stat_on NAME COUNTER (one cache
+# per machine), entries (cache entries), json_get FILE EXPR, json FILE
+# EXPR..., tabify,
 # copy_example NAME DIR and sample_unit DIR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
 # MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
@@ -53,6 +54,12 @@ print(sys.executable if sys.prefix == sys.base_prefix else "")' \
   [ -x "$_py" ] && [ "$(command -v python3)" != "$_py" ] &&
   mkdir -p "$TRASH/.bin" && ln -s "$_py" "$TRASH/.bin/python3" &&
   PATH=$TRASH/.bin:$PATH && export PATH
+# The Python of this library's helpers and of the LLM stub needs only
+# the standard library: they run python3 -S, without the site module,
+# whose .pth files may import packages at every start (on the VM the
+# suite is timed on, one imports certifi: half of the 0.13 s of CPU a
+# start costs there). A test's own python3 that needs a package (t0072's
+# yaml) runs python3 as it is.
 
 # Tests run two at a time (make check is make -j2 check). As root, the
 # candidates of every eval run as nobody and share nobody's process limit
@@ -167,10 +174,18 @@ contains () {
     echo "# '$1' lacks: $2"; sed 's/^/#   /' "$1"; return 1; }
 }
 
+# _stat_in JSON NAME: counter NAME of JSON (what `maxcode stats --json`
+# prints) in _stat, or nothing where JSON has none; shell builtins only
+# (the tests read counters hundreds of times).
+_stat_in () {
+  _stat=${1#*\"$2\":}
+  _stat=${_stat#"${_stat%%[![:space:]]*}"}
+  _stat=${_stat%%[!0-9.]*}
+}
+
 # stat_of NAME: counter NAME of `maxcode stats --json`.
 stat_of () {
-  "$MAXCODE_BIN" stats --json |
-    sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9][0-9.]*\).*/\1/p"
+  _stat_in "$("$MAXCODE_BIN" stats --json)" "$1" && echo "$_stat"
 }
 
 # copy_example NAME DIR: examples/NAME copied to DIR as git has it,
@@ -200,6 +215,19 @@ expect_stat () {
   [ "$got" = "$2" ] || { echo "# stats $1: expected $2, got '$got'"; return 1; }
 }
 
+# expect_stats NAME VALUE [NAME VALUE...]: each counter NAME is its VALUE,
+# as expect_stat NAME VALUE for each pair in turn, read from one run of
+# `maxcode stats --json`.
+expect_stats () {
+  _es_json=$("$MAXCODE_BIN" stats --json)
+  while [ $# -ge 2 ]; do
+    _stat_in "$_es_json" "$1"
+    [ "$_stat" = "$2" ] || {
+      echo "# stats $1: expected $2, got '$_stat'"; return 1; }
+    shift 2
+  done
+}
+
 # seed_probes DIR: give the new cache directory DIR the built-in
 # proposer's compiler probes (CACHE_DIR/probes/: what the compiler
 # accepts, per compiler identity) that a cache of this test already
@@ -222,19 +250,26 @@ seed_probes () {
   mkdir -p "$1" && cp -pR "$TRASH/.probes" "$1/probes"
 }
 
-# entries: how many entries the cache holds.
-entries () { "$MAXCODE_BIN" cache list | wc -l | tr -d ' '; }
+# entries: how many entries the cache holds (the lines of `maxcode cache
+# list`, counted by the shell).
+entries () {
+  "$MAXCODE_BIN" cache list | {
+    _en_n=0
+    while IFS= read -r _en_line; do _en_n=$((_en_n + 1)); done
+    echo "$_en_n"
+  }
+}
 
 # json_get FILE EXPR: print EXPR (Python, over the JSON object d) of FILE.
 json_get () {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+  python3 -S -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
 # json FILE EXPR...: each Python EXPR, over the JSON object j, holds;
 # when one does not, say which and show the object.
 json () {
   f=$1; shift
-  python3 - "$f" "$@" <<'EOP'
+  python3 -S - "$f" "$@" <<'EOP'
 import json, sys
 j = json.load(open(sys.argv[1]))
 for e in sys.argv[2:]:
@@ -364,6 +399,9 @@ test_done () {
 #   stub_requests              how many requests it has logged
 #   stub_prompt N              the prompt text of request N (from 1)
 #   stub_field N EXPR          Python EXPR over request N's record r
+#   stub_select EXPR           the numbers of the requests (from 1) whose
+#       record r makes Python EXPR true, one a line, in order (one
+#       python3 for all, where a loop of stub_field starts one each)
 _stub_pids=
 _stub_owner=
 
@@ -408,7 +446,7 @@ stub_start () {
   rm -f "$_stub_log"/[0-9][0-9][0-9][0-9]*.json \
     "$_stub_log/.port" "$_stub_log/.pid"
   _stub_arm
-  python3 "$MC_SRCDIR/tests/llm-stub.py" --script "$1" --log "$_stub_log" \
+  python3 -S "$MC_SRCDIR/tests/llm-stub.py" --script "$1" --log "$_stub_log" \
     --port-file "$_stub_log/.port" --pid-file "$_stub_log/.pid" \
     --port "${3:-0}" --watch-pid "$$" \
     </dev/null >"$_stub_log/.stderr" 2>&1 9<&- &
@@ -458,7 +496,7 @@ stub_requests () {
 
 # _stub_eval N EXPR: print Python EXPR over request N's record r.
 _stub_eval () {
-  PYTHONIOENCODING=utf-8 python3 - "$STUB_LOG" "$1" "$2" <<'EOP'
+  PYTHONIOENCODING=utf-8 python3 -S - "$STUB_LOG" "$1" "$2" <<'EOP'
 import json, os, sys
 f = os.path.join(sys.argv[1], "%04d.json" % int(sys.argv[2]))
 try:
@@ -471,6 +509,21 @@ EOP
 }
 
 stub_prompt () { _stub_eval "$1" 'r["prompt"]'; }
+
+stub_select () {
+  python3 -S - "$STUB_LOG" "$(stub_requests)" "$1" <<'EOP'
+import json, os, sys
+for i in range(1, int(sys.argv[2]) + 1):
+    f = os.path.join(sys.argv[1], "%04d.json" % i)
+    try:
+        r = json.load(open(f, encoding="utf-8"))
+    except OSError:
+        print("# stub: no request %d (%s)" % (i, f), file=sys.stderr)
+        continue
+    if eval(sys.argv[3]):
+        print(i)
+EOP
+}
 
 stub_field () { _stub_eval "$1" "$2"; }
 
@@ -508,6 +561,11 @@ kill_search_after () {
 #       (the last one again when they run out); LLM_DELAY=S delays each
 #   llm_env                  point maxcode at the stub (STUB_URL), model
 #       "stub-model", key "sk-test-SECRET-4242"
+#   llm_small DIR            DIR's inputs a tenth as large (30000 and
+#       20000), for a search whose asserted outcome does not depend on
+#       what its timing decides: a run of the program then costs little
+#       more than its start, and a search about half the CPU (it runs the
+#       program some 50 times per candidate)
 _llm_hot () { from_data llm-hot.c "REPS=$1" "TAIL=$2"; }
 
 llm_project () {
@@ -522,10 +580,12 @@ llm_project () {
     "$PLUGIN" "$2" >"$1/Makefile"
 }
 
+llm_small () { echo 30000 >"$1/t/a.in" && echo 20000 >"$1/t/b.in"; }
+
 llm_script () {
   _llm_out=$1; _llm_crit=$2; shift 2
   [ "$1" = -- ] && shift
-  python3 - "$_llm_out" "$_llm_crit" "$@" <<'EOP'
+  python3 -S - "$_llm_out" "$_llm_crit" "$@" <<'EOP'
 import json, os, sys
 out, crit, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 def answer(f):
@@ -563,7 +623,7 @@ llm_env () {
 #   nginx_stop                 stop it (the port then refuses)
 nginx_start () {
   NGINX_DIR=${1:-$TRASH/nginx}
-  NGINX_PORT=$(python3 -c 'import socket; s = socket.socket();
+  NGINX_PORT=$(python3 -S -c 'import socket; s = socket.socket();
 s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || return 1
   mkdir -p "$NGINX_DIR" || return 1
   _stub_arm
@@ -572,7 +632,7 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || return 1
   NGINX_PID=$!
   _stub_pids="$_stub_pids $NGINX_PID"
   _ng_i=0
-  until python3 -c "import socket; socket.create_connection(
+  until python3 -S -c "import socket; socket.create_connection(
 ('127.0.0.1', $NGINX_PORT), 1)" 2>/dev/null; do
     if [ "$_ng_i" -ge 100 ] || ! kill -0 "$NGINX_PID" 2>/dev/null; then
       sed 's/^/# /' "$NGINX_DIR/stderr" "$NGINX_DIR/error.log" 2>/dev/null

@@ -8,19 +8,20 @@
 . "$MC_SRCDIR/tests/lib.sh"
 
 # The timing decides nothing asserted here: its rounds keep lib.sh's
-# shortest cap.
+# shortest cap, and the projects run on small inputs (llm_small).
 export MAXCODE_CACHE_DIR="$TRASH/cache"
 
 test_expect_success 'eight proposals of one round overlap' '
-  llm_project p "strategy=cuda-llm, budget=8, critique=off" && cd p &&
-  python3 -c "
+  llm_project p "strategy=cuda-llm, budget=8, critique=off" &&
+  llm_small p && cd p &&
+  python3 -S -c "
 import json
 a = \"\`\`\`c\n\" + open(\"v/same.c\").read() + \"\`\`\`\n\"
 json.dump({\"rules\": [{\"responses\": [{\"delay\": 0.5, \"text\": a}]}]},
           open(\"s.json\", \"w\"))" &&
   stub_start s.json && llm_env && run_make >out 2>err &&
   test $(stub_requests) -eq 8 &&
-  python3 - "$STUB_LOG" <<-\EOP
+  python3 -S - "$STUB_LOG" <<-\EOP
 	import glob, json, sys
 	rs = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/0*.json"))]
 	start = min(r["t_start"] for r in rs)
@@ -43,7 +44,7 @@ test_expect_success 'the round is one cuda-llm round of K = 8' '
 # script_n FILE [IGNORE]: eight distinct correct answers (the original
 # with a comment naming its number); IGNORE plays a server without n.
 script_n () {
-  python3 - "$1" "${2:-}" <<-\EOP
+  python3 -S - "$1" "${2:-}" <<-\EOP
 	import json, sys
 	code = open("v/same.c").read()
 	steps = [{"text": "```c\n/* variant %d */\n%s```\n" % (i, code)}
@@ -57,7 +58,7 @@ script_n () {
 
 test_expect_success 'MAXCODE_LLM_N=1: the round is one request with n' '
   llm_project n "strategy=cuda-llm, budget=8, critique=off, min-speedup=1.05" &&
-  cd n &&
+  llm_small n && cd n &&
   script_n s.json && stub_start s.json && llm_env &&
   MAXCODE_LLM_N=1 run_make >out 2>err &&
   test $(stub_requests) -eq 1 &&
@@ -72,7 +73,7 @@ test_expect_success 'MAXCODE_LLM_N=1: the round is one request with n' '
 
 test_expect_success 'a server that ignores n: the rest are asked one by one' '
   llm_project ign "strategy=cuda-llm, budget=8, critique=off, min-speedup=1.04" &&
-  cd ign && script_n s.json ignore && stub_start s.json && llm_env &&
+  llm_small ign && cd ign && script_n s.json ignore && stub_start s.json && llm_env &&
   MAXCODE_LLM_N=1 run_make >out 2>err &&
   test $(stub_requests) -eq 8 &&
   test "$(stub_field 1 "r[\"body\"][\"n\"]")" = 8 &&
