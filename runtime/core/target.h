@@ -227,11 +227,12 @@ struct mc_key_versions {
  * checkout keys the same wherever it is. A file of T->made (not made
  * yet) is hashed by its name alone, under a field of its own: such a
  * key is never that of a target whose files exist, and only the search
- * recipe, run once they do, can compute the complete key. T->compiler and T->flags must
- * be set. With TRACE, each field is logged (verbose). A NULL V or a NULL
- * field of V is MC_EINTERNAL; a compiler check command that fails is
- * MC_EINVAL; a proposer= or strategy= that no registry row has (the
- * option checks refuse them first) is MC_ECONFIG. Defined in key.c.
+ * recipe, run once they do, can compute the complete key. T->compiler
+ * and T->flags must be set. With TRACE, each field is logged (verbose).
+ * A NULL V or a NULL field of V is MC_EINTERNAL; a compiler check
+ * command that fails is MC_EINVAL; a proposer= or strategy= that no
+ * registry row has (the option checks refuse them first) is
+ * MC_ECONFIG. Defined in key.c.
  */
 enum mc_code mc_target_key_with(const struct mc_target *t,
                                 const struct mc_key_versions *v, int trace,
