@@ -11,8 +11,8 @@
  *
  * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS] [--ld LD]
  *                         [--ldflags LDFLAGS] [--ldlibs LDLIBS]
- *                         [--recipe-flags FLAGS] [--mode MODE]
- *                         [--] SOURCE [KEY=VALUE...]
+ *                         [--recipe-flags FLAGS] [--made FILES]
+ *                         [--mode MODE] [--] SOURCE [KEY=VALUE...]
  * The compiler and flags come from --cc and --flags, else from the
  * compile DB or the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS)
  * and the cflags option; the link driver and flags from --ld, --ldflags
@@ -21,7 +21,12 @@
  * ran the rule's recipe, with the target-specific variables of the
  * user's target that needs the variant: when they are not --flags, a
  * warning says both, the manifest records them and the entry's note
- * repeats the warning at each hit. MODE (default MAXCODE_MODE): off
+ * repeats the warning at each hit. --made names the files of the
+ * target that make had not made yet when it keyed it (--key hashes
+ * them by name): the key is completed here, looked up (here, then in
+ * the remote cache), searched under on a miss, and the variant written
+ * at --key's path, where make's expansion points. MODE (default
+ * MAXCODE_MODE): off
  * prints SOURCE;
  * cache prints the variant on a hit and SOURCE on a miss, never
  * searching; verify re-checks a hit; optimize searches on a miss; refresh
@@ -66,6 +71,8 @@ struct opts {
     const char *key, *mode;
     const char *recipe_flags; /* --recipe-flags: the flags as make
                                * expanded them in the recipe */
+    const char *made; /* --made: the files make had not made yet when
+                       * it computed --key */
     struct mc_target_setup_build build; /* --cc, --flags, ... */
     int first_arg; /* index of SOURCE in argv */
 };
@@ -101,6 +108,8 @@ parse_opts(int argc, char **argv, struct opts *o)
             dst = &o->mode;
         else if (!strcmp(argv[i], "--recipe-flags"))
             dst = &o->recipe_flags;
+        else if (!strcmp(argv[i], "--made"))
+            dst = &o->made;
         else
             return mc_usage_error("optimize: unknown option '%s'", argv[i]);
         if (i + 1 >= argc)
@@ -271,7 +280,8 @@ struct run {
                                   * key's: what was said (no source) */
     const char *vkey;           /* the key of the variant's path, when
                                  * not KEY: make's, keyed before
-                                 * isa=native was resolved */
+                                 * isa=native was resolved or before
+                                 * the files of --made were made */
     struct mc_entry e;          /* the entry, found or made */
     struct mc_buf src;          /* the original's text */
     const char *reason;         /* why the original is kept */
@@ -475,6 +485,15 @@ key_differs(struct run *r)
 {
     const char *src = r->t->source;
 
+    if (r->o.made && !r->probed_now) {
+        /* make keyed it before the build made these files, by their
+         * names: the complete key is this one, which the next parse
+         * computes and finds; this build's variant is at make's. */
+        mc_verbose("%s: %s made by the build; its complete key is %s", src,
+                   r->o.made, r->key);
+        r->vkey = r->o.key;
+        return;
+    }
     if (r->native_now && !r->probed_now) {
         /* make keyed it before -march=native was resolved here: search
          * and store under the resolved key, which the next parse
@@ -577,6 +596,10 @@ step_look_up(struct run *r)
     if (r->store && strcmp(r->mode, "refresh")) {
         hit = mc_cache_get(&r->cache, r->key, &r->e, NULL) == MC_OK &&
               mc_entry_includes_valid(&r->e);
+        if (r->o.made && r->vkey)
+            /* make looked nothing up (its key was not complete): this
+             * is the target's lookup, counted as make counts one. */
+            r->d.n[hit ? MC_STAT_HITS : MC_STAT_MISSES] = 1;
         if (hit)
             mc_verbose("%s: key %s is in the cache", r->t->source, r->key);
         else

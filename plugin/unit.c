@@ -5,7 +5,9 @@
  * A call checks its arguments, computes the content key, looks it up in
  * the local cache and, per MAXCODE_MODE, expands to
  *   - the variant .maxcode/<key>/<name>, written from the entry (a hit);
- *   - the same path, plus a rule whose recipe runs the search (a miss);
+ *   - the same path, plus a rule whose recipe runs the search (a miss,
+ *     or a link, input or files= entry the build makes: not there yet,
+ *     so the recipe completes the key and looks it up; plan_made());
  *   - SOURCE (mode off, or cache/verify on a miss).
  * It runs in make's only thread, so it does nothing slow: no compiler,
  * no preprocessor, no search (a MAXCODE_COMPILER_CHECK command is the
@@ -194,7 +196,7 @@ static int
 check_rule_words(const struct mc_target *t, const char *source)
 {
     const struct mc_strv *lists[] = {&t->link, &t->inputs,
-                                     &t->bench_inputs};
+                                     &t->bench_inputs, &t->made};
     const char *bad = NULL;
     char why[64];
     size_t i, j;
@@ -266,6 +268,8 @@ add_optimize(struct mc_buf *cmd, const struct mc_target *t, const char *key,
     add_list_opt(cmd, "--ldlibs", &t->ldlibs);
     if (t->flags_from_make)
         mc_buf_addf(cmd, " --recipe-flags %c", RECIPE_FLAGS);
+    if (t->made.n)
+        add_list_opt(cmd, "--made", &t->made);
     if (strcmp(mode, "optimize"))
         mc_buf_addf(cmd, " --mode %s", mode);
     mc_buf_adds(cmd, " -- ");
@@ -356,6 +360,12 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
         if (!mc_strv_contains(&t->inputs, t->bench_inputs.v[i])) {
             mc_buf_addc(&rule, ' ');
             add_make_word(&rule, t->bench_inputs.v[i], 0);
+        }
+    /* A files= entry the build makes is made before the search too. */
+    for (i = 0; i < t->made.n; i++)
+        if (mc_strv_contains(&t->files, t->made.v[i])) {
+            mc_buf_addc(&rule, ' ');
+            add_make_word(&rule, t->made.v[i], 0);
         }
     if (forced)
         mc_buf_adds(&rule, " .maxcode-force");
@@ -607,6 +617,33 @@ plan_search(struct mc_target *t, const char *source, const char *key,
     return mc_buf_detach(vpath, NULL);
 }
 
+/*
+ * The expansion of T when a file it names is one the build makes (not
+ * there yet, T->made): no lookup can be complete without the file's
+ * content, so there is none here. KEY, which hashes such a file by its
+ * name, names the variant path VPATH (mc_malloc'd), and the rule that
+ * makes it depends on the files, so make makes them first; its recipe
+ * (`maxcode optimize --made`) computes the complete key, looks it up
+ * (here, then in the remote cache), searches only on a miss in a mode
+ * that searches, and writes the variant at VPATH. NULL after reporting
+ * an error to make.
+ */
+static char *
+plan_made(struct mc_target *t, const char *source, const char *key,
+          struct mc_buf *vpath, const char *mode)
+{
+    struct mc_buf names = MC_BUF_INIT;
+
+    if (mc_log_get_level() == MC_LOG_VERBOSE) {
+        mc_strv_join_shell(&t->made, &names);
+        mc_verbose("%s: %s not there yet (the build makes %s); the "
+                   "search recipe completes the key", source,
+                   names.s ? names.s : "", t->made.n == 1 ? "it" : "them");
+        mc_buf_release(&names);
+    }
+    return plan_search(t, source, key, vpath, mode);
+}
+
 /* MAXCODE_MODE of T, with T's MAXCODE_LOG in force. */
 static const char *
 unit_mode(const struct mc_target *t)
@@ -646,6 +683,8 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     conf_ok = 1;
     if (set_vpath())
         goto out;
+    /* A file the build makes is no error: make makes it first. */
+    mc_target_allow_made(1);
     if (mc_target_parse_marked(&t, source, opts, nopts, &base, &err)) {
         mc_plugin_fail("%s%s%s", err.code == MC_ESYNTAX ? "" : source,
                        err.code == MC_ESYNTAX || !*source ? "" : ": ",
@@ -673,6 +712,10 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
                       &err) ||
         mc_variant_path(key, mc_target_name(&t), &vpath)) {
         mc_plugin_fail("out of memory");
+        goto out;
+    }
+    if (t.made.n) {
+        res = plan_made(&t, source, key, &vpath, mode);
         goto out;
     }
     if (strcmp(mode, "refresh") && strcmp(mode, "verify") &&

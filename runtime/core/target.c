@@ -468,13 +468,13 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
 
     switch (d->check) {
     case C_FILES:
-        return mc_target_check_files(value, &t->link, err);
+        return mc_target_check_files(value, &t->link, &t->made, err);
     case C_GLOB:
         return mc_target_expand_globs(d->name, value,
                                       opt == MC_OPT_INPUTS
                                           ? &t->inputs
                                           : &t->bench_inputs,
-                                      err);
+                                      &t->made, err);
     case C_WORDS:
         return check_words(d, value, err);
     case C_COMPARE:
@@ -507,7 +507,7 @@ check_value(struct mc_target *t, enum mc_opt opt, const char *value,
         return mc_err_set(err, MC_EINVAL, "option '%s=%s': expected a "
                           "number > 0", d->name, value);
     case C_PATHS:
-        return mc_target_expand_paths(value, &t->files, err);
+        return mc_target_expand_paths(value, &t->files, &t->made, err);
     case C_REGEX:
         return check_regex(t, value, err);
     case C_BINS:
@@ -712,6 +712,7 @@ mc_target_release(struct mc_target *t)
     mc_strv_release(&t->db_others);
     mc_target_link_build_release(t);
     mc_strv_release(&t->files);
+    mc_strv_release(&t->made);
     if (t->ignore) {
         regfree(t->ignore);
         mc_free(t->ignore);

@@ -78,6 +78,13 @@ struct mc_target {
     struct mc_strv bench_inputs;
     struct mc_strv files;      /* files= globs expanded: files and
                                 * directories, relative, sorted */
+    struct mc_strv made;       /* the names of link=, inputs=,
+                                * bench-inputs= and files= that did not
+                                * exist when T was parsed under
+                                * mc_target_allow_made(): the build makes
+                                * them. Each is in its list too, as
+                                * written; the key hashes its name, not
+                                * its content */
     struct mc_conf conf;       /* settings with the argument layer */
     struct mc_buf text;        /* SOURCE's bytes, when already read */
     char *compiler;            /* set by the caller before keying */
@@ -129,6 +136,20 @@ enum mc_code mc_target_set_vpath(const char *vpath);
  * with mc_free(), or NULL when out of memory.
  */
 char *mc_target_find(const char *path);
+
+/*
+ * Whether a name in link=, inputs=, bench-inputs= or files= that does
+ * not exist may be one the build makes (DESIGN 1.2): with ALLOW set,
+ * mc_target_parse() takes such a name when it is a plain name (no glob
+ * character '*', '?' or '['), keeps it in its list as written and in
+ * T->made, instead of failing with "link file 'NAME' not found" or
+ * "inputs 'NAME' matches no file". A glob that matches nothing is an
+ * error either way. Off by default (the commands, whose files exist
+ * when they run); the plugin turns it on, as make builds those files
+ * before the search recipe, which keys the target in full. It holds
+ * for later mc_target_parse() calls in this process.
+ */
+void mc_target_allow_made(int allow);
 
 /* The key of option OPT ("bench-inputs"). */
 const char *mc_target_opt_name(enum mc_opt opt);
@@ -203,11 +224,15 @@ struct mc_key_versions {
  * model and V's prompt version, for a ranker by values V's value
  * model). Names of files (SOURCE, link, inputs) written as absolute
  * paths inside the current directory are hashed relative to it, so a
- * checkout keys the same wherever it is. T->compiler and T->flags must
- * be set. With TRACE, each field is logged (verbose). A NULL V or a NULL
- * field of V is MC_EINTERNAL; a compiler check command that fails is
- * MC_EINVAL; a proposer= or strategy= that no registry row has (the
- * option checks refuse them first) is MC_ECONFIG. Defined in key.c.
+ * checkout keys the same wherever it is. A file of T->made (not made
+ * yet) is hashed by its name alone, under a field of its own: such a
+ * key is never that of a target whose files exist, and only the search
+ * recipe, run once they do, can compute the complete key. T->compiler
+ * and T->flags must be set. With TRACE, each field is logged (verbose).
+ * A NULL V or a NULL field of V is MC_EINTERNAL; a compiler check
+ * command that fails is MC_EINVAL; a proposer= or strategy= that no
+ * registry row has (the option checks refuse them first) is
+ * MC_ECONFIG. Defined in key.c.
  */
 enum mc_code mc_target_key_with(const struct mc_target *t,
                                 const struct mc_key_versions *v, int trace,

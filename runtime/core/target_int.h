@@ -25,20 +25,25 @@ size_t mc_target_vpath_count(void);
 
 /* Expand the globs in VALUE into OUT (sorted, without duplicates), each
  * looked up on VPATH when it matches nothing here. NAME is the option's
- * name, for the messages. */
+ * name, for the messages. Under mc_target_allow_made(), a plain name
+ * that is not there goes into OUT and MADE. */
 enum mc_code mc_target_expand_globs(const char *name, const char *value,
-                                    struct mc_strv *out, struct mc_err *err);
+                                    struct mc_strv *out, struct mc_strv *made,
+                                    struct mc_err *err);
 
 /* link=VALUE: the files, found through VPATH, into OUT; each must be a
- * regular file. */
+ * regular file, or under mc_target_allow_made() not there yet (then
+ * also in MADE). */
 enum mc_code mc_target_check_files(const char *value, struct mc_strv *out,
-                                   struct mc_err *err);
+                                   struct mc_strv *made, struct mc_err *err);
 
 /* files=VALUE: globs of files and directories, each relative to make's
  * directory and inside it, expanded into OUT (sorted, no duplicates).
  * Each match is checked as well as the pattern: ".*" matches "..", and
- * a link may lead anywhere. */
+ * a link may lead anywhere. Under mc_target_allow_made(), a plain name
+ * that is not there goes into OUT and MADE. */
 enum mc_code mc_target_expand_paths(const char *value, struct mc_strv *out,
+                                    struct mc_strv *made,
                                     struct mc_err *err);
 
 struct mc_target;

@@ -84,9 +84,39 @@ mc_target_vpath_count(void)
     return vpath_dirs.n;
 }
 
+/* ---- Files the build makes ---- */
+
+static int made_ok;
+
+void
+mc_target_allow_made(int allow)
+{
+    made_ok = allow;
+}
+
+/* Whether NAME, which is not there, may be a file the build makes: a
+ * plain name (a glob that matches nothing is a mistake), under
+ * mc_target_allow_made(). */
+static int
+may_be_made(const char *name)
+{
+    return made_ok && *name && !strpbrk(name, "*?[");
+}
+
+/* NAME, not made yet, into OUT and MADE (once each). */
+static enum mc_code
+add_made(const char *name, struct mc_strv *out, struct mc_strv *made)
+{
+    if ((!mc_strv_contains(out, name) && mc_strv_push(out, name)) ||
+        (!mc_strv_contains(made, name) && mc_strv_push(made, name)))
+        return MC_ENOMEM;
+    return MC_OK;
+}
+
 enum mc_code
 mc_target_expand_globs(const char *name, const char *value,
-                       struct mc_strv *out, struct mc_err *err)
+                       struct mc_strv *out, struct mc_strv *made,
+                       struct mc_err *err)
 {
     struct mc_strv pats = MC_STRV_INIT;
     enum mc_code rc = MC_OK;
@@ -118,6 +148,13 @@ mc_target_expand_globs(const char *name, const char *value,
         if (r == GLOB_NOMATCH || (r == 0 && g.gl_pathc == 0)) {
             if (r == 0)
                 globfree(&g);
+            if (may_be_made(pats.v[i])) {
+                if (add_made(pats.v[i], out, made)) {
+                    rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+                    goto out;
+                }
+                continue;
+            }
             rc = mc_err_set(err, MC_EINVAL, "%s '%s' matches no file", name,
                             pats.v[i]);
             goto out;
@@ -152,7 +189,7 @@ out:
 
 enum mc_code
 mc_target_check_files(const char *value, struct mc_strv *out,
-                      struct mc_err *err)
+                      struct mc_strv *made, struct mc_err *err)
 {
     struct mc_strv words = MC_STRV_INIT;
     enum mc_code rc = MC_OK;
@@ -192,6 +229,16 @@ mc_target_check_files(const char *value, struct mc_strv *out,
     }
     for (i = 0; i < out->n; i++) {
         struct stat st;
+
+        if (stat(out->v[i], &st) && errno == ENOENT &&
+            may_be_made(out->v[i])) {
+            if (!mc_strv_contains(made, out->v[i]) &&
+                mc_strv_push(made, out->v[i])) {
+                rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+                goto out;
+            }
+            continue;
+        }
         if (stat(out->v[i], &st) || !S_ISREG(st.st_mode)) {
             rc = mc_err_set(err, MC_EINVAL, "link file '%s' not found",
                             out->v[i]);
@@ -247,7 +294,7 @@ check_match(const char *pat, const char *p, const char *cwd,
 
 enum mc_code
 mc_target_expand_paths(const char *value, struct mc_strv *out,
-                       struct mc_err *err)
+                       struct mc_strv *made, struct mc_err *err)
 {
     struct mc_strv pats = MC_STRV_INIT;
     enum mc_code rc = MC_OK;
@@ -280,8 +327,19 @@ mc_target_expand_paths(const char *value, struct mc_strv *out,
         }
         r = glob(pats.v[i], 0, NULL, &g);
         if (r == GLOB_NOMATCH || (r == 0 && g.gl_pathc == 0)) {
+            const char *p = pats.v[i];
+
             if (r == 0)
                 globfree(&g);
+            while (p[0] == '.' && p[1] == '/')
+                p += 2 + strspn(p + 2, "/");
+            if (may_be_made(p) && strcmp(p, ".")) {
+                if (add_made(p, out, made)) {
+                    rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+                    goto out;
+                }
+                continue;
+            }
             rc = mc_err_set(err, MC_EINVAL, "files '%s' matches no file",
                             pats.v[i]);
             goto out;

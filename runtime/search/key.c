@@ -162,10 +162,11 @@ hash_build(struct mc_hash *h, const struct mc_target *t, struct mc_err *err)
 }
 
 /* Each file of LIST by name (relative to CWD when inside it) and
- * contents, as fields NAME-name and NAME. */
+ * contents, as fields NAME-name and NAME; one of T's made files (not
+ * there yet) by its name alone, as a field "made" (target.h). */
 static enum mc_code
-hash_files(struct mc_hash *h, const char *name, const struct mc_strv *list,
-           const char *cwd, struct mc_err *err)
+hash_files(struct mc_hash *h, const struct mc_target *t, const char *name,
+           const struct mc_strv *list, const char *cwd, struct mc_err *err)
 {
     char field[32];
     enum mc_code rc = MC_OK;
@@ -174,7 +175,10 @@ hash_files(struct mc_hash *h, const char *name, const struct mc_strv *list,
     snprintf(field, sizeof(field), "%s-name", name);
     for (i = 0; i < list->n && !rc; i++) {
         mc_hash_field_str(h, field, mc_path_in_dir(list->v[i], cwd));
-        rc = mc_hash_field_file(h, name, list->v[i], err);
+        if (mc_strv_contains(&t->made, list->v[i]))
+            mc_hash_field_str(h, "made", name);
+        else
+            rc = mc_hash_field_file(h, name, list->v[i], err);
     }
     return rc;
 }
@@ -199,12 +203,17 @@ hash_sources(struct mc_hash *h, const struct mc_target *t,
     else if ((rc = mc_hash_field_file(h, "source", t->source, err)))
         return rc;
     if ((rc = hash_build(h, t, err)) ||
-        (rc = hash_files(h, "link", &t->link, cwd, err)) ||
-        (rc = hash_files(h, "input", &t->inputs, cwd, err)) ||
-        (rc = hash_files(h, "bench-input", &t->bench_inputs, cwd, err)))
+        (rc = hash_files(h, t, "link", &t->link, cwd, err)) ||
+        (rc = hash_files(h, t, "input", &t->inputs, cwd, err)) ||
+        (rc = hash_files(h, t, "bench-input", &t->bench_inputs, cwd, err)))
         return rc;
-    for (i = 0; i < t->files.n && !rc; i++)
+    for (i = 0; i < t->files.n && !rc; i++) {
+        if (mc_strv_contains(&t->made, t->files.v[i])) {
+            mc_hash_field_str(h, "files-made", t->files.v[i]);
+            continue;
+        }
         rc = hash_tree(h, t->files.v[i], err);
+    }
     return rc;
 }
 

@@ -458,6 +458,58 @@ test_target__vpath(void)
                "without VPATH, not found");
 }
 
+/* Under mc_target_allow_made(), a plain name that is not there is one
+ * the build makes: in its list and in T->made, keyed by its name; once
+ * it exists, the key is the complete one, as without the switch. A glob
+ * that matches nothing, and a link file that is no regular file, are
+ * still errors. */
+static void
+test_target__made_by_the_build(void)
+{
+    char *args[] = {"link=gen.c", "inputs=t/gen.in", "files=gen.txt",
+                    NULL};
+    char *glob[] = {"inputs=t/*.nope", NULL};
+    char *dir_link[] = {"link=data", NULL};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_target t;
+    char made[MC_KEY_HEX + 1], other[MC_KEY_HEX + 1], full[MC_KEY_HEX + 1];
+
+    expect_bad(args, "hot.c", "link file 'gen.c' not found",
+               "by default, a missing link file is an error");
+    mc_target_allow_made(1);
+    is_long(parse(&t, "hot.c", args, "-O2", made, &err), MC_OK,
+            "missing plain names parse");
+    is_long(t.made.n, 3, "each is made by the build");
+    is_str(t.link.v[0], "gen.c", "the link file, as written");
+    is_str(t.inputs.v[0], "t/gen.in", "the input, as written");
+    is_str(t.bench_inputs.v[0], "t/gen.in", "bench-inputs too");
+    is_str(t.files.v[0], "gen.txt", "the files= entry, as written");
+    mc_target_release(&t);
+    parse(&t, "hot.c", args, "-O1", other, &err);
+    mc_target_release(&t);
+    ok(strcmp(made, other) != 0, "keyed with the flags as ever");
+    expect_bad(glob, "hot.c", "inputs 't/*.nope' matches no file",
+               "a glob that matches nothing is still an error");
+    expect_bad(dir_link, "hot.c", "link file 'data' not found",
+               "a link file that is a directory is still an error");
+    write_file("gen.c", "int gen;\n");
+    write_file("t/gen.in", "1\n");
+    write_file("gen.txt", "x\n");
+    is_long(parse(&t, "hot.c", args, "-O2", full, &err), MC_OK,
+            "once made, the names parse");
+    is_long(t.made.n, 0, "nothing left to make");
+    mc_target_release(&t);
+    ok(strcmp(made, full) != 0, "the complete key is another");
+    mc_target_allow_made(0);
+    is_long(parse(&t, "hot.c", args, "-O2", other, &err), MC_OK,
+            "without the switch, the same files parse");
+    mc_target_release(&t);
+    is_str(other, full, "to the same complete key");
+    unlink("gen.c");
+    unlink("t/gen.in");
+    unlink("gen.txt");
+}
+
 int
 main(void)
 {
@@ -496,6 +548,7 @@ main(void)
     TAP_RUN(test_target__key_versions);
     TAP_RUN(test_target__key_fields_unchanged);
     TAP_RUN(test_target__vpath);
+    TAP_RUN(test_target__made_by_the_build);
     snprintf(cmd, sizeof(cmd), "cd / && rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
