@@ -13,8 +13,14 @@
 export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_BUDGET=1
 # A trivial program: nothing may win by noise, the original is kept.
 export MAXCODE_MIN_SPEEDUP=1000
-# The make that show asks is the tests' make.
+# The make that show asks is the tests' make (with the ASan runtime
+# preloaded, as run_make has it, when the plugin is instrumented).
 export MAKE="$MC_SYSTEM_MAKE"
+if [ -n "$MC_ASAN_PRELOAD" ]; then
+  printf '#!/bin/sh\nLD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' \
+    "$MC_ASAN_PRELOAD" "$MC_SYSTEM_MAKE" >"$TRASH/asan-make" &&
+    chmod +x "$TRASH/asan-make" && MAKE=$TRASH/asan-make
+fi
 
 sample_unit p &&
 tabify >p/Makefile.in <<-EOF &&
