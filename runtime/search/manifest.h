@@ -36,10 +36,11 @@
  * path (relative to make's directory in a copy that left the machine,
  * share.h); D the directory the search ran in (make's, for a search
  * that make's recipe ran; "." in a copy that left the machine; entries
- * of older versions lack it); ST "optimized" or "original", R why the
- * original ("" when optimized); speedup the confirmed speedup (1 for
- * the original), speedup_interval its 99% interval (both confirming
- * rounds'; null for the original); load the machine's load around each round of the final
+ * of older versions lack it);
+ * ST "optimized" or "original", R why the original ("" when
+ * optimized); speedup the confirmed speedup (1 for the original),
+ * speedup_interval its 99% interval (both confirming rounds'; null for
+ * the original); load the machine's load around each round of the final
  * confirmation (null when none ran); search_seconds the search's time
  * (null when none ran); baseline_seconds the original's time and
  * best_seconds baseline_seconds / speedup (null until the executor
