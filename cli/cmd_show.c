@@ -32,6 +32,7 @@
 #include "lang.h"
 #include "log.h"
 #include "manifest.h"
+#include "show_entries.h"
 #include "target.h"
 #include "udiff.h"
 
@@ -149,16 +150,17 @@ put_field(struct mc_buf *line, const char *tag, const char *value,
     put_line(line, width);
 }
 
-/* A summary field whose VALUE is worth reading whole (the reason): TAG,
- * then VALUE cleaned, wrapped at spaces into lines of WIDTH columns,
- * each after the tag's column; a word wider than that is cut across
- * lines. */
+/* A field whose VALUE is worth reading whole (the reason): LEAD, then
+ * TAG in TAGW + 1 columns, then VALUE cleaned, wrapped at spaces into
+ * lines of WIDTH columns, each after LEAD and the tag's column; a word
+ * wider than that is cut across lines. */
 static void
-put_field_wrapped(struct mc_buf *line, const char *tag, const char *value,
-                  size_t width)
+put_wrapped(struct mc_buf *line, const char *lead, const char *tag,
+            size_t tagw, const char *value, size_t width)
 {
     struct mc_buf clean = MC_BUF_INIT;
-    size_t room = width > TAG_WIDTH + 11 ? width - TAG_WIDTH - 1 : 10;
+    size_t used = strlen(lead) + tagw + 1;
+    size_t room = width > used + 10 ? width - used : 10;
     size_t i = 0, first = 1;
 
     add_cell(&clean, value, 0, SIZE_MAX);
@@ -174,7 +176,8 @@ put_field_wrapped(struct mc_buf *line, const char *tag, const char *value,
         }
         if (j < clean.len && brk > i)
             j = brk;
-        add_cell(line, first ? tag : "", TAG_WIDTH + 1, TAG_WIDTH);
+        mc_buf_adds(line, lead);
+        add_cell(line, first ? tag : "", tagw + 1, tagw);
         mc_buf_add(line, clean.s + i, j - i);
         put_line(line, width);
         i = j;
@@ -183,6 +186,15 @@ put_field_wrapped(struct mc_buf *line, const char *tag, const char *value,
         first = 0;
     }
     mc_buf_release(&clean);
+}
+
+/* A summary field whose VALUE is worth reading whole, wrapped after the
+ * tag's column. */
+static void
+put_field_wrapped(struct mc_buf *line, const char *tag, const char *value,
+                  size_t width)
+{
+    put_wrapped(line, "", tag, TAG_WIDTH, value, width);
 }
 
 /* The speedup line: the confirmed speedup, its 99% interval when the
@@ -390,9 +402,90 @@ mc_show_print(const cJSON *m)
     mc_buf_release(&v);
 }
 
+/* The column of an entry's own tags in the list of entries. */
+#define ENTRY_LEAD "       "
+#define ENTRY_TAGW 9
+
+/* One entry X of the list (I of L): its key, date and marks, then its
+ * build, what tells it apart, its directory and its status. */
+static void
+put_entry(const struct mc_show_entries *l, size_t i, struct mc_buf *line,
+          size_t width)
+{
+    const struct mc_show_entry *x = &l->v[i];
+    const cJSON *flags = mc_json_array(x->m, "flags"), *f;
+    const char *reason = mc_manifest_str(x->m, "reason");
+    struct mc_buf v = MC_BUF_INIT;
+
+    mc_buf_addf(line, "  %c %s  ", x->current ? '*' : ' ', x->key);
+    add_cell(line, mc_manifest_str(x->m, "created"), 0, 40);
+    if ((int)i == l->chosen)
+        mc_buf_adds(line, "  (shown below)");
+    put_line(line, width);
+    mc_buf_adds(&v, mc_manifest_str(x->m, "compiler"));
+    cJSON_ArrayForEach(f, flags)
+    {
+        if (cJSON_IsString(f))
+            mc_buf_addf(&v, " %s", f->valuestring);
+    }
+    put_wrapped(line, ENTRY_LEAD, "build", ENTRY_TAGW, v.s, width);
+    put_wrapped(line, ENTRY_LEAD, "differs", ENTRY_TAGW,
+                x->differs && *x->differs
+                    ? x->differs
+                    : "nothing in its build or options (its source's "
+                      "text, a header or the compiler's identity differ)",
+                width);
+    put_wrapped(line, ENTRY_LEAD, "directory", ENTRY_TAGW,
+                *x->dir ? x->dir : "not recorded", width);
+    mc_buf_reset(&v);
+    if (!strcmp(mc_manifest_str(x->m, "status"), "optimized"))
+        mc_buf_addf(&v, "optimized, %.2fx confirmed",
+                    mc_manifest_num(x->m, "speedup", 0));
+    else
+        mc_buf_addf(&v, "original kept%s%s", *reason ? ": " : "", reason);
+    put_wrapped(line, ENTRY_LEAD, "status", ENTRY_TAGW, v.s, width);
+    mc_buf_release(&v);
+}
+
+/* The list of the entries L of one source and how the one shown below
+ * was chosen. */
+static void
+put_entries(const struct mc_show_entries *l, size_t width)
+{
+    struct mc_buf line = MC_BUF_INIT, v = MC_BUF_INIT;
+    size_t i;
+
+    mc_buf_addf(&v, "%zu for this source, newest first; * marks the one "
+                "the current Makefile hits", l->n);
+    put_field_wrapped(&line, "entries", v.s, width);
+    for (i = 0; i < l->n; i++)
+        put_entry(l, i, &line, width);
+    put_field_wrapped(&line, "chosen", l->how.s ? l->how.s : "", width);
+    putchar('\n');
+    mc_buf_release(&line);
+    mc_buf_release(&v);
+}
+
+/* Add the list L and how the one shown was chosen to the manifest M
+ * that --json prints. -1 when out of memory. */
+static int
+add_entries_json(cJSON *m, const struct mc_show_entries *l)
+{
+    cJSON *a = mc_show_entries_json(l);
+
+    if (!a)
+        return -1;
+    cJSON_AddItemToObject(m, "entries", a);
+    if (!cJSON_AddStringToObject(m, "entry_choice", l->how.s ? l->how.s
+                                                             : ""))
+        return -1;
+    return 0;
+}
+
 int
 mc_cmd_show(int argc, char **argv)
 {
+    struct mc_show_entries l;
     struct mc_entry e;
     const char *what = NULL;
     int json = 0, i, status = 1;
@@ -412,17 +505,28 @@ mc_cmd_show(int argc, char **argv)
     if (!what)
         return mc_usage_error("show: missing SOURCE or KEY");
     mc_entry_init(&e);
-    if (mc_show_lookup(what, &e, &m) < 0)
+    mc_show_entries_init(&l);
+    /* Several entries for SOURCE: the one the current Makefile hits. */
+    if (!mc_is_key(what) && mc_show_entries_find(what, &l))
+        goto out;
+    if (mc_show_lookup(l.n > 1 ? l.v[l.chosen].key : what, &e, &m) < 0)
         goto out;
     if (json) {
+        if (l.n > 1 && add_entries_json(m, &l)) {
+            mc_error("out of memory");
+            goto out;
+        }
         status = mc_put_json_text(cJSON_Print(m));
     } else {
+        if (l.n > 1)
+            put_entries(&l, output_width());
         mc_show_print(m);
         status = 0;
     }
 out:
     cJSON_Delete(m);
     mc_entry_release(&e);
+    mc_show_entries_release(&l);
     return status;
 }
 

@@ -41,6 +41,9 @@ target_release(struct mc_report_target *t)
     mc_free(t->created);
     mc_free(t->best_label);
     mc_free(t->ranking);
+    mc_free(t->source_path);
+    mc_free(t->dir);
+    mc_strv_release(&t->words);
     mc_trajectory_release(&t->traj);
 }
 
@@ -56,10 +59,105 @@ mc_report_release(struct mc_report *r)
     r->n = r->cap = 0;
 }
 
+enum mc_code
+mc_report_build_words(const cJSON *m, struct mc_strv *out)
+{
+    const cJSON *flags = cJSON_GetObjectItemCaseSensitive(m, "flags");
+    const cJSON *opts = cJSON_GetObjectItemCaseSensitive(m, "options");
+    struct mc_buf b = MC_BUF_INIT;
+    const cJSON *f;
+
+    if (mc_shell_split(mc_manifest_str(m, "compiler"), out, NULL))
+        mc_strv_push(out, mc_manifest_str(m, "compiler"));
+    if (cJSON_IsArray(flags))
+        cJSON_ArrayForEach(f, flags)
+        {
+            if (cJSON_IsString(f))
+                mc_strv_push(out, f->valuestring);
+        }
+    if (cJSON_IsObject(opts))
+        cJSON_ArrayForEach(f, opts)
+        {
+            if (!cJSON_IsString(f) || !f->string)
+                continue;
+            mc_buf_reset(&b);
+            mc_buf_addf(&b, "%s=%s", f->string, f->valuestring);
+            if (!mc_buf_status(&b))
+                mc_strv_push(out, b.s);
+        }
+    mc_buf_release(&b);
+    return mc_strv_status(out);
+}
+
+/* Whether every one of the N word lists WORDS has W. */
+static int
+all_have(const struct mc_strv *const *words, size_t n, const char *w)
+{
+    size_t j;
+
+    for (j = 0; j < n; j++)
+        if (!mc_strv_contains(words[j], w))
+            return 0;
+    return 1;
+}
+
+/* Append W to OUT, after a space unless OUT is empty or ends in one,
+ * once: when it is not already among SEEN (and add it there). */
+static void
+add_word_once(struct mc_buf *out, struct mc_strv *seen, const char *w)
+{
+    if (mc_strv_contains(seen, w))
+        return;
+    mc_strv_push(seen, w);
+    if (out->len && out->s[out->len - 1] != ' ')
+        mc_buf_addc(out, ' ');
+    mc_buf_adds(out, w);
+}
+
+enum mc_code
+mc_report_words_differ(const struct mc_strv *const *words, size_t n,
+                       size_t i, struct mc_buf *out)
+{
+    struct mc_strv seen = MC_STRV_INIT;
+    enum mc_code rc;
+    size_t j, k, start;
+
+    mc_buf_reset(out);
+    if (n < 2 || i >= n)
+        return MC_OK;
+    for (k = 0; k < words[i]->n; k++)
+        if (!all_have(words, n, words[i]->v[k]))
+            add_word_once(out, &seen, words[i]->v[k]);
+    start = out->len;
+    for (j = 0; j < n; j++)
+        for (k = 0; j != i && k < words[j]->n; k++) {
+            const char *w = words[j]->v[k];
+
+            if (mc_strv_contains(words[i], w) || mc_strv_contains(&seen, w))
+                continue;
+            if (out->len == start)
+                mc_buf_adds(out, start ? "; without " : "without ");
+            add_word_once(out, &seen, w);
+        }
+    rc = mc_buf_status(out) ? MC_ENOMEM : mc_strv_status(&seen);
+    mc_strv_release(&seen);
+    return rc;
+}
+
 /* The figures of manifest M into T. MC_ENOMEM. */
 static enum mc_code
 read_manifest(const cJSON *m, struct mc_report_target *t)
 {
+    struct mc_buf dir = MC_BUF_INIT;
+
+    if (mc_manifest_dir(m, &dir) ||
+        !(t->dir = mc_strdup(dir.s ? dir.s : "")) ||
+        mc_report_build_words(m, &t->words)) {
+        mc_buf_release(&dir);
+        return MC_ENOMEM;
+    }
+    mc_buf_release(&dir);
+    t->source_path = mc_strdup(mc_manifest_str(m, "source_path"));
     t->source = mc_strdup(mc_manifest_str(m, "source"));
     t->status = mc_strdup(mc_manifest_str(m, "status"));
     t->reason = mc_strdup(mc_manifest_str(m, "reason"));
@@ -83,7 +181,8 @@ read_manifest(const cJSON *m, struct mc_report_target *t)
         (unsigned long long)mc_manifest_num(m, "tokens_out", 0);
     t->usage.cost = mc_manifest_num(m, "cost", 0);
     mc_manifest_interval(m, &t->low, &t->high);
-    if (!t->source || !t->status || !t->reason || !t->strategy ||
+    if (!t->source_path || !t->source || !t->status || !t->reason ||
+        !t->strategy ||
         !t->proposer || !t->model || !t->metric || !t->created ||
         !t->best_label || !t->ranking)
         return MC_ENOMEM;
@@ -171,6 +270,7 @@ mc_report_add(struct mc_report *r, const struct mc_entry *e,
     }
     t = &r->v[r->n++];
     memset(t, 0, sizeof(*t));
+    mc_strv_init(&t->words);
     mc_trajectory_init(&t->traj);
     memcpy(t->key, e->key, sizeof(t->key));
     rc = read_manifest(m, t);
@@ -219,6 +319,7 @@ static const char style[] =
     ".ok{color:#17803d;font-weight:600}.orig{color:#8a5a00;"
     "font-weight:600}\n.bad{color:#b4232c}\n"
     ".reason{color:#556;font-size:12px;max-width:420px}\n"
+    ".where{color:#556;font-size:12px}\n"
     "code,pre,.key{font:12px/1.4 ui-monospace,'DejaVu Sans Mono',"
     "monospace}\n"
     "pre{background:#f6f8fa;border:1px solid #e2e5eb;padding:6px 8px;"
@@ -457,14 +558,84 @@ speedup_cell(struct mc_buf *b, const struct mc_report_target *t)
     mc_buf_adds(b, "</td>");
 }
 
-static void
-summary_row(struct mc_buf *b, const struct mc_report_target *t)
+/* Whether targets T and U are entries of one source: the same
+ * source_path, or the same source where either has none. */
+static int
+same_source(const struct mc_report_target *t,
+            const struct mc_report_target *u)
 {
+    if (t->source_path[0] && u->source_path[0])
+        return !strcmp(t->source_path, u->source_path);
+    return !strcmp(t->source, u->source);
+}
+
+/* What tells target I of R apart from the other entries of its source
+ * (mc_report_words_differ), into OUT, and how many entries its source
+ * has (itself included) into *N. */
+static void
+differs_from_others(const struct mc_report *r, size_t i,
+                    struct mc_buf *out, size_t *n)
+{
+    const struct mc_strv **words = mc_malloc(r->n * sizeof(*words));
+    size_t j, me = 0;
+
+    *n = 0;
+    mc_buf_reset(out);
+    if (!words)
+        return;
+    for (j = 0; j < r->n; j++)
+        if (same_source(&r->v[i], &r->v[j])) {
+            if (j == i)
+                me = *n;
+            words[(*n)++] = &r->v[j].words;
+        }
+    mc_report_words_differ(words, *n, me, out);
+    mc_free(words);
+}
+
+/* The source cell of target I of R: the source, linked to its section,
+ * the directory its search ran in and, when its source has other
+ * entries, what tells this one apart. */
+static void
+source_cell(struct mc_buf *b, const struct mc_report *r, size_t i)
+{
+    const struct mc_report_target *t = &r->v[i];
+    struct mc_buf d = MC_BUF_INIT;
+    size_t n;
+
+    mc_buf_addf(b, "<td><a href=\"#t-%s\">", t->key);
+    mc_html_escs(b, t->source);
+    mc_buf_adds(b, "</a>");
+    if (t->dir[0]) {
+        mc_buf_adds(b, "<div class=\"where\">in <code>");
+        mc_html_escs(b, t->dir);
+        mc_buf_adds(b, "</code></div>");
+    }
+    differs_from_others(r, i, &d, &n);
+    if (n > 1) {
+        mc_buf_adds(b, "<div class=\"where\">flags: ");
+        if (d.len) {
+            mc_buf_adds(b, "<code>");
+            mc_html_escs(b, d.s);
+            mc_buf_adds(b, "</code>");
+        } else {
+            mc_buf_adds(b, "the same as the other entries'");
+        }
+        mc_buf_adds(b, "</div>");
+    }
+    mc_buf_adds(b, "</td>");
+    mc_buf_release(&d);
+}
+
+static void
+summary_row(struct mc_buf *b, const struct mc_report *r, size_t i)
+{
+    const struct mc_report_target *t = &r->v[i];
     int ok = !strcmp(t->status, "optimized");
 
-    mc_buf_addf(b, "<tr><td><a href=\"#t-%s\">", t->key);
-    mc_html_escs(b, t->source);
-    mc_buf_addf(b, "</a></td><td class=\"key\" title=\"%s\">%.8s</td>",
+    mc_buf_adds(b, "<tr>");
+    source_cell(b, r, i);
+    mc_buf_addf(b, "<td class=\"key\" title=\"%s\">%.8s</td>",
                 t->key, t->key);
     mc_buf_addf(b, "<td><span class=\"%s\">", ok ? "ok" : "orig");
     mc_html_escs(b, t->status);
@@ -502,7 +673,7 @@ summary_table(const struct mc_report *r, struct mc_buf *b)
                    "<th>strategy / proposer</th>"
                    "<th class=\"num\">time</th></tr></thead>\n<tbody>\n");
     for (i = 0; i < r->n; i++)
-        summary_row(b, &r->v[i]);
+        summary_row(b, r, i);
     mc_buf_adds(b, "</tbody>\n</table>\n");
 }
 

@@ -26,12 +26,16 @@
 #include "journal.h"
 #include "llm.h"
 #include "status.h"
+#include "strv.h"
 
 /* One target: a cache entry as the report shows it. */
 struct mc_report_target {
     char key[MC_KEY_HEX + 1];
     char *source, *status, *reason, *strategy, *proposer, *model,
         *metric, *created, *best_label, *ranking;
+    char *source_path;         /* the manifest's; "" in old copies */
+    char *dir;                 /* the directory the search ran in, or "" */
+    struct mc_strv words;      /* its build (mc_report_build_words) */
     double speedup;            /* confirmed; 1 for the original */
     double low, high;          /* its interval; low < 0: none */
     double baseline;           /* seconds of the original; < 0: unknown */
@@ -93,6 +97,29 @@ enum mc_code mc_report_target_html(const struct mc_report_target *t,
  */
 enum mc_code mc_report_plot(const struct mc_report_target *t,
                             struct mc_buf *out);
+
+struct cJSON;
+
+/*
+ * The words of manifest M's build that tell entries of one source
+ * apart, appended to OUT: its compiler's words, its flags, then each
+ * option as NAME=VALUE. MC_ENOMEM.
+ */
+enum mc_code mc_report_build_words(const struct cJSON *m,
+                                   struct mc_strv *out);
+
+/*
+ * What tells entry I of the N entries of one source apart from the
+ * others, each given by its words (WORDS[0..N), mc_report_build_words),
+ * into OUT (emptied first): the words of WORDS[I] that another entry
+ * lacks, then "without " and the words that another entry has and
+ * WORDS[I] lacks, each word once, in the order first seen ("-g -DDEBUG",
+ * "without -g -DDEBUG", "-O3; without -O2"). Empty when N < 2 or when
+ * the words are the same (the entries then differ by their source's
+ * text, a header or the compiler's identity). MC_ENOMEM.
+ */
+enum mc_code mc_report_words_differ(const struct mc_strv *const *words,
+                                    size_t n, size_t i, struct mc_buf *out);
 
 /* S seconds (>= 0) in words that fit a table cell, in CAP bytes of
  * OUT: "38.3 s", "1 min 18 s", "2 h 05 min" (also maxcode stats'). */

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "lang.h"
 #include "node.h"
+#include "paths.h"
 #include "prompt.h"
 #include "proposer.h"
 #include "search.h"
@@ -202,7 +203,7 @@ mc_manifest_write(const struct mc_target *t, const char *key,
                   const struct mc_buf *includes)
 {
     cJSON *m = cJSON_CreateObject();
-    char created[32], *text = NULL;
+    char created[32], cwd[PATH_MAX], *text = NULL;
     time_t now = time(NULL);
     struct tm tm;
 
@@ -213,6 +214,8 @@ mc_manifest_write(const struct mc_target *t, const char *key,
     cJSON_AddStringToObject(m, "key", key);
     cJSON_AddStringToObject(m, "source", t->source);
     cJSON_AddStringToObject(m, "source_path", t->source_real);
+    if (mc_path_cwd(cwd, sizeof(cwd)))
+        cJSON_AddStringToObject(m, "directory", cwd);
     cJSON_AddStringToObject(m, "status", o->status);
     cJSON_AddStringToObject(m, "reason", o->reason);
     cJSON_AddNumberToObject(m, "speedup", o->speedup);
@@ -298,4 +301,26 @@ mc_manifest_interval(const cJSON *m, double *low, double *high)
         return 1;
     }
     return 0;
+}
+
+enum mc_code
+mc_manifest_dir(const cJSON *m, struct mc_buf *out)
+{
+    const char *dir = mc_manifest_str(m, "directory");
+    const char *source = mc_manifest_str(m, "source");
+    const char *sp = mc_manifest_str(m, "source_path");
+    size_t ls = strlen(source), lr = strlen(sp);
+    const char *slash = strrchr(sp, '/');
+
+    mc_buf_reset(out);
+    if (*dir)
+        mc_buf_adds(out, dir);
+    else if (sp[0] != '/')
+        ; /* a copy from another machine: not known */
+    else if (source[0] != '/' && lr > ls + 1 && sp[lr - ls - 1] == '/' &&
+             !strcmp(sp + lr - ls, source) && !strstr(source, "../"))
+        mc_buf_add(out, sp, lr - ls - 1);
+    else
+        mc_buf_add(out, sp, slash == sp ? 1 : (size_t)(slash - sp));
+    return mc_buf_status(out);
 }

@@ -5,7 +5,8 @@
  * and the copy that leaves the machine (share.h). A JSON object as
  * cJSON prints it, indented with tabs, with its members in this order:
  *
- *   manifest = {"key":K,"source":S,"source_path":P,"status":ST,
+ *   manifest = {"key":K,"source":S,"source_path":P,["directory":D,]
+ *               "status":ST,
  *               "reason":R,"speedup":x,"speedup_interval":[lo,hi]|null,
  *               "load":[round...]|null,"search_seconds":x|null,
  *               "baseline_seconds":x|null,"best_seconds":x|null,
@@ -33,7 +34,10 @@
  *
  * K is the 32-digit key; S the source as the call wrote it; P its real
  * path (relative to make's directory in a copy that left the machine,
- * share.h); ST "optimized" or "original", R why the original ("" when
+ * share.h); D the directory the search ran in (make's, for a search
+ * that make's recipe ran; "." in a copy that left the machine; entries
+ * of older versions lack it);
+ * ST "optimized" or "original", R why the original ("" when
  * optimized); speedup the confirmed speedup (1 for the original),
  * speedup_interval its 99% interval (both confirming rounds'; null for
  * the original); load the machine's load around each round of the final
@@ -131,5 +135,15 @@ double mc_manifest_num(const struct cJSON *m, const char *name,
  * one with 0 < LOW <= HIGH <= MC_MANIFEST_NUM_MAX, else 0 with both
  * -1 (the original's null, or an entry stored before it was recorded). */
 int mc_manifest_interval(const struct cJSON *m, double *low, double *high);
+
+/*
+ * The directory the search of manifest M ran in, into OUT (emptied
+ * first): its "directory", else, for an entry stored before it was
+ * recorded, make's directory as source_path tells it (source_path with
+ * the relative source taken off its end, else source_path's own
+ * directory); empty when neither tells (a copy from another machine
+ * without it). MC_ENOMEM.
+ */
+enum mc_code mc_manifest_dir(const struct cJSON *m, struct mc_buf *out);
 
 #endif /* MC_MANIFEST_H */

@@ -6,13 +6,17 @@
  * one kept) gives one summary row, one plot with three points, the bad
  * one marked, the kept one ringed, and the diffs; markup from a label,
  * a critique, the code or the source name only ever as text; an entry
- * without a trajectory and an empty report still give whole pages.
+ * without a trajectory and an empty report still give whole pages. The
+ * words that tell entries of one source apart, and two entries of one
+ * source whose rows show their directory and those words.
  */
 #include "mc_setup.h"
 #include "alloc.h"
 #include "html.h"
 #include "report.h"
 #include "tap.h"
+
+#include <cjson/cJSON.h>
 
 #define KEY "0123456789abcdef0123456789abcdef"
 
@@ -136,6 +140,85 @@ test_report__empty(void)
     mc_buf_release(&out);
 }
 
+/* The words of the build in manifest TEXT into W. */
+static void
+words_of(const char *text, struct mc_strv *w)
+{
+    cJSON *m = cJSON_Parse(text);
+
+    ok(m && mc_report_build_words(m, w) == MC_OK, "words read");
+    cJSON_Delete(m);
+}
+
+static void
+test_report__words_differ(void)
+{
+    struct mc_strv a = MC_STRV_INIT, b = MC_STRV_INIT, c = MC_STRV_INIT;
+    const struct mc_strv *two[2] = {&a, &b}, *three[3] = {&a, &b, &c};
+    struct mc_buf d = MC_BUF_INIT;
+
+    words_of("{\"compiler\":\"ccache gcc\",\"flags\":[\"-O2\"],"
+             "\"options\":{\"budget\":\"2\"}}", &a);
+    words_of("{\"compiler\":\"ccache gcc\",\"flags\":[\"-O2\",\"-g\","
+             "\"-DDEBUG\"],\"options\":{\"budget\":\"2\"}}", &b);
+    words_of("{\"compiler\":\"clang\",\"flags\":[\"-O3\",\"-g\"],"
+             "\"options\":{\"budget\":\"4\"}}", &c);
+    is_long((long)a.n, 4, "compiler words, flags, options");
+    is_str(a.v[3], "budget=2", "an option as NAME=VALUE");
+    mc_report_words_differ(two, 2, 1, &d);
+    is_str(d.s, "-g -DDEBUG", "what the debug build adds");
+    mc_report_words_differ(two, 2, 0, &d);
+    is_str(d.s, "without -g -DDEBUG", "what the release build lacks");
+    mc_report_words_differ(two, 1, 0, &d);
+    ok(!d.len, "nothing for a lone entry");
+    two[1] = &a;
+    mc_report_words_differ(two, 2, 0, &d);
+    ok(!d.len, "nothing when the words are the same");
+    mc_report_words_differ(three, 3, 2, &d);
+    is_str(d.s, "clang -O3 -g budget=4; without ccache gcc -O2 budget=2 "
+                "-DDEBUG", "both ways, each word once");
+    mc_strv_release(&a);
+    mc_strv_release(&b);
+    mc_strv_release(&c);
+    mc_buf_release(&d);
+}
+
+/* Entry KEY_ of SOURCE (real path /p/SOURCE) with FLAGS (JSON). */
+#define TWIN(key_, flags)                                                 \
+    "{\"key\":\"" key_ "\",\"source\":\"hot.c\",\"source_path\":"         \
+    "\"/p/hot.c\",\"status\":\"original\",\"reason\":\"r\","             \
+    "\"compiler\":\"cc\",\"flags\":" flags ",\"created\":\"x\"}"
+
+static void
+test_report__twins(void)
+{
+    static const char *const mani[2] = {
+        TWIN(KEY, "[\"-O2\"]"),
+        TWIN("1123456789abcdef0123456789abcdef", "[\"-O2\",\"-g\"]")};
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf out = MC_BUF_INIT;
+    struct mc_report r;
+    size_t i;
+
+    mc_report_init(&r, "/cache");
+    for (i = 0; i < 2; i++) {
+        struct mc_entry e;
+
+        mc_entry_init(&e);
+        memcpy(e.key, mani[i] + 8, MC_KEY_HEX);
+        mc_buf_adds(&e.manifest, mani[i]);
+        ok(mc_report_add(&r, &e, &err) == MC_OK, "an entry added");
+        mc_entry_release(&e);
+    }
+    ok(mc_report_html(&r, &out) == MC_OK, "written");
+    is_long(tap_count(out.s, "<div class=\"where\">in <code>/p</code>"),
+            2, "each row: make's directory, from source_path");
+    contains(out.s, "flags: <code>without -g</code>", "the first's");
+    contains(out.s, "flags: <code>-g</code>", "the second's");
+    mc_report_release(&r);
+    mc_buf_release(&out);
+}
+
 int
 main(void)
 {
@@ -143,5 +226,7 @@ main(void)
     TAP_RUN(test_report__one_search);
     TAP_RUN(test_report__no_trajectory);
     TAP_RUN(test_report__empty);
+    TAP_RUN(test_report__words_differ);
+    TAP_RUN(test_report__twins);
     return tap_done();
 }
