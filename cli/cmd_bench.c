@@ -7,11 +7,12 @@
  * load changes), and prints the re-measured speedup and its interval
  * beside the figure the entry claims.
  *
- * The entry is found as `maxcode show` finds it (mc_show_lookup). The
- * target is set up again from its manifest: SOURCE as the search named
- * it (from the directory the search ran in, found from source_path),
- * the manifest's compiler, flags and options; $(LDFLAGS) and $(LDLIBS)
- * come from the environment, as for `maxcode eval`. The original is the
+ * The entry is found as `maxcode show` finds it
+ * (mc_show_lookup_current). The target is set up again from its
+ * manifest: SOURCE as the search named it (from the directory the
+ * search ran in, found from source_path), the manifest's compiler,
+ * flags and options; $(LDFLAGS) and $(LDLIBS) come from the
+ * environment, as for `maxcode eval`. The original is the
  * file on disk, so it must still be the text the search started from
  * (the entry's trajectory keeps it): otherwise bench says so and
  * measures nothing.
@@ -32,6 +33,7 @@
 #include "json.h"
 #include "log.h"
 #include "manifest.h"
+#include "show_entries.h"
 #include "strv.h"
 #include "target.h"
 #include "target_setup.h"
@@ -422,7 +424,7 @@ mc_cmd_bench(int argc, char **argv)
     memset(&ts, 0, sizeof(ts));
     mc_feedback_init(&fb);
     mc_entry_init(&e);
-    found = mc_show_lookup(what, &e, &m);
+    found = mc_show_lookup_current(what, &e, &m);
     if (found < 0)
         goto out;
     if (found > 0) {

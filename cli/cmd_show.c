@@ -11,7 +11,8 @@
  *                                  as a unified diff, coloured as git
  *                                  diff colours on a terminal
  *
- * Both find the entry as `maxcode show --json` does (mc_show_lookup).
+ * Both find the entry as `maxcode show` does: for a source with several
+ * entries, the one the current Makefile hits (mc_show_lookup_current).
  * Every line of show is cut to the terminal's width (the reason is
  * wrapped: its useful part is often at its end), and
  * the text in it that came from code or a model has its control
@@ -82,8 +83,8 @@ starts_char(char c)
 /*
  * Append S to B, at most MAX columns of it (SIZE_MAX: all), a character
  * a column, with each control character (C0, DEL, C1) made a space
- * (tabs and newlines) or '?', and pad it with spaces to MIN columns. A cut string
- * ends in '~' to show that it was cut.
+ * (tabs and newlines) or '?', and pad it with spaces to MIN columns. A
+ * cut string ends in '~' to show that it was cut.
  */
 static void
 add_cell(struct mc_buf *b, const char *s, size_t min, size_t max)
@@ -705,7 +706,7 @@ mc_cmd_diff(int argc, char **argv)
     if (!what)
         return mc_usage_error("diff: missing SOURCE or KEY");
     mc_entry_init(&e);
-    found = mc_show_lookup(what, &e, &m);
+    found = mc_show_lookup_current(what, &e, &m);
     if (found >= 0)
         status = diff_entry(what, &e, m, found == 0, use_color(force));
     cJSON_Delete(m);

@@ -439,3 +439,18 @@ mc_show_entries_json(const struct mc_show_entries *l)
     }
     return a;
 }
+
+int
+mc_show_lookup_current(const char *what, struct mc_entry *e,
+                       struct cJSON **m)
+{
+    struct mc_show_entries l;
+    int found = -1;
+
+    *m = NULL;
+    mc_show_entries_init(&l);
+    if (mc_is_key(what) || !mc_show_entries_find(what, &l))
+        found = mc_show_lookup(l.n > 1 ? l.v[l.chosen].key : what, e, m);
+    mc_show_entries_release(&l);
+    return found;
+}

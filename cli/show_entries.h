@@ -34,6 +34,7 @@
 #include "strv.h"
 
 struct cJSON;
+struct mc_entry;
 
 /* The seconds `make -q -p` may take before show gives up on it. */
 #define SHOW_MAKE_TIMEOUT_S 60
@@ -75,6 +76,15 @@ void mc_show_entries_release(struct mc_show_entries *l);
  * out of memory). No entry is no error: L->n is 0.
  */
 int mc_show_entries_find(const char *source, struct mc_show_entries *l);
+
+/*
+ * mc_show_lookup() of the entry `maxcode show` shows for WHAT: for a
+ * SOURCE with several entries, the one the current Makefile hits
+ * (mc_show_entries_find()). `diff` and `bench` use it, so that they name
+ * the entry `show` names.
+ */
+int mc_show_lookup_current(const char *what, struct mc_entry *e,
+                           struct cJSON **m);
 
 /* L as JSON: an array of one object per entry, {"key", "created",
  * "directory", "compiler", "flags", "differs", "status", "speedup",
