@@ -7,7 +7,7 @@
 # around functions, loops and a return type, attributes and K&R-style
 # line breaks, macros that expand to loops, do-while(0) macros, loops of
 # one statement, labels, switch inside loops, for (;;), extern "C",
-# C++; each under the
+# a function type behind a typedef as a parameter, C++; each under the
 # configurations its conditionals choose between. No candidate fails
 # to compile, and no directive lands where the compiler ignores it.
 # Then an interchange with every loop knob of the table: all compile.
@@ -288,6 +288,65 @@ run(int *a, int n)
 }
 #endif
 EOF
+  cat >src/cost.c <<'EOF'
+/* A function type behind a typedef, passed as zopfli's squeeze.c
+ * passes its cost model: no restrict on a pointer to it. */
+#include <stddef.h>
+
+typedef double CostFun(unsigned litlen, unsigned dist, void *context);
+typedef CostFun CostAlias;
+typedef int (*Cmp)(const void *, const void *);
+typedef struct Block { int n; float w; } Block;
+typedef unsigned short u16;
+
+static double flat(unsigned litlen, unsigned dist, void *context);
+
+static double
+best_lengths(Block *s, const unsigned char *in, size_t n,
+             CostFun *costmodel, void *costcontext,
+             u16 *length_array, float *costs)
+{
+    double total = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        costs[i] = (float)costmodel(in[i], 1, costcontext) + s->w;
+        length_array[i] = (u16)(in[i] & 7);
+        total += costs[i];
+    }
+    return total;
+}
+
+static int lt(const void *a, const void *b) { return *(const int *)a < *(const int *)b; }
+
+static int
+pick(CostAlias *f, Cmp *cmps, const int *a, int *out, int n)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        out[i] = cmps[0](a + i, a) > 0 && f(1, 2, NULL) > 0;
+    return n;
+}
+
+double
+run(const unsigned char *in, size_t n)
+{
+    static u16 len[64];
+    static float costs[64];
+    static int a[64], o[64];
+    static Cmp c[1] = {lt};
+    Block b = {0, 0.5f};
+    return best_lengths(&b, in, n < 64 ? n : 64, flat, NULL, len, costs) +
+           pick(flat, c, a, o, 64);
+}
+
+static double
+flat(unsigned litlen, unsigned dist, void *context)
+{
+    (void)context;
+    return litlen + dist;
+}
+EOF
   cat >src/lib.cc <<'EOF'
 #include <vector>
 #include <cstddef>
@@ -334,6 +393,7 @@ test_expect_success 'the corpus compiles as it is' '
   cc -fsyntax-only -DUSE_FAST -DWIDE src/shapes.c &&
   cc -fsyntax-only -DUNROLLED src/shapes.c &&
   cc -fsyntax-only src/kr.c && cc -fsyntax-only -DDEBUG -DNO_HOT src/kr.c &&
+  cc -fsyntax-only src/cost.c &&
   c++ -fsyntax-only src/lib.cc
 '
 
@@ -344,6 +404,7 @@ test_expect_success 'every knob on real-code shapes compiles (gcc)' '
   all src/shapes.c gcc -O2 -DUNROLLED &&
   all src/kr.c gcc -O2 &&
   all src/kr.c gcc -O2 -DDEBUG -DNO_HOT &&
+  all src/cost.c gcc -O2 &&
   all src/lib.cc g++ -O2
 '
 
@@ -351,7 +412,8 @@ if command -v clang >/dev/null 2>&1; then
   test_expect_success 'and with clang' '
     write_corpus &&
     all src/shapes.c clang -O2 &&
-    all src/kr.c clang -O2 -DDEBUG
+    all src/kr.c clang -O2 -DDEBUG &&
+    all src/cost.c clang -O2
   '
 else
   test_skip 'and with clang' 'no clang'

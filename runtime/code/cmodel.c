@@ -679,3 +679,165 @@ mc_cmodel_place(struct mc_cmodel *m, const char *c,
                                   mc_cmodel_line(m, b->cond_end - 1));
     }
 }
+
+/* ---- object types ---- */
+
+/* Words that may come before a pointer parameter's '*' and name an
+ * object type (or qualify one): C's type keywords and qualifiers. */
+static const char *const type_words[] = {
+    "void", "char", "short", "int", "long", "float", "double", "signed",
+    "unsigned", "_Bool", "bool", "_Complex", "__int128", "const",
+    "volatile", "register", "wchar_t", "char16_t", "char32_t", "size_t",
+    "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t",
+    "uintmax_t", "off_t", "FILE"};
+
+/* Whether C[W, W+N) is a type word, or a standard integer typedef:
+ * [u]intN_t, [u]int_leastN_t, [u]int_fastN_t. */
+static int
+known_type_word(const char *c, size_t w, size_t n)
+{
+    size_t i, p = w;
+
+    for (i = 0; i < MC_ARRAY_SIZE(type_words); i++)
+        if (word_is(c, w, n, type_words[i]))
+            return 1;
+    if (n > 1 && c[p] == 'u')
+        p++;
+    if (w + n - p < 6 || strncmp(c + p, "int", 3) ||
+        strncmp(c + w + n - 2, "_t", 2))
+        return 0;
+    p += 3;
+    if (!strncmp(c + p, "_least", 6))
+        p += 6;
+    else if (!strncmp(c + p, "_fast", 5))
+        p += 5;
+    for (i = p; i < w + n - 2; i++)
+        if (!isdigit((unsigned char)c[i]))
+            return 0;
+    return i > p;
+}
+
+static int object_words(const char *c, size_t len, size_t from,
+                        size_t to, int depth);
+
+/* How a typedef in C[0, LEN) declares the name C[W, W+N): 1 as an
+ * object type (a struct, union or enum body, a pointer, or specifiers
+ * that object_words() takes, and no parenthesis in the declarator),
+ * -1 as anything else (a function type, a pointer to one, a type the
+ * reading does not follow), 0 not at all. DEPTH bounds the typedefs of
+ * typedefs followed. */
+static int
+typedef_kind(const char *c, size_t len, size_t w, size_t n, int depth)
+{
+    size_t i, d, e, k;
+    int found = 0;
+
+    if (depth > 8)
+        return -1;
+    for (i = 0; i < len; i++) {
+        size_t spec = 0, spec_end = 0;
+        int body = 0, first = 1;
+
+        if (!mc_ctext_word_at(c, len, i, "typedef"))
+            continue;
+        /* the declarators: from past the last body of the specifiers
+         * (or the keyword) to the ';', split at commas outside
+         * brackets */
+        for (d = i + 7, e = d; e < len && c[e] != ';'; e++)
+            if (c[e] == '{') {
+                e = mc_ctext_match(c, len, e, '{', '}') - 1;
+                d = e + 1;
+                body = 1;
+            }
+        for (; d < e; d = k + 1, first = 0) {
+            int paren = 0, ptr = 0, br = 0;
+            size_t last = 0, lastn = 0;
+
+            for (k = d; k < e && (br || c[k] != ','); k++) {
+                br += c[k] == '(' || c[k] == '[';
+                br -= c[k] == ')' || c[k] == ']';
+                paren |= c[k] == '(';
+                ptr |= c[k] == '*';
+                if (is_ident(c[k]) && !is_ident(c[k - 1]) && !br &&
+                    !isdigit((unsigned char)c[k]))
+                    last = k;
+            }
+            while (last && last + lastn < k && is_ident(c[last + lastn]))
+                lastn++;
+            if (first && !paren) {
+                spec = d; /* the specifiers before the first name */
+                spec_end = last;
+            }
+            if (paren) {
+                size_t j;
+                for (j = d; j + n <= k; j++)
+                    if (!strncmp(c + j, c + w, n) && !is_ident(c[j - 1]) &&
+                        (j + n == k || !is_ident(c[j + n])))
+                        return -1;
+            } else if (lastn == n && !strncmp(c + last, c + w, n)) {
+                if (!ptr && !body &&
+                    (!spec_end ||
+                     !object_words(c, len, spec, spec_end, depth + 1)))
+                    return -1;
+                found = 1;
+            }
+        }
+        i = e;
+    }
+    return found;
+}
+
+/* Whether the words of C[FROM, TO) (blanks and '*' between them) are
+ * specifiers of an object type: type keywords and qualifiers, a
+ * struct, union or enum tag, standard typedefs, and names that a
+ * typedef of C[0, LEN) declares as an object type; at least one. With
+ * a '*' among them they are a pointer type, an object type whatever
+ * the words are. */
+static int
+object_words(const char *c, size_t len, size_t from, size_t to, int depth)
+{
+    size_t i = from, w;
+    int words = 0, tag = 0, inner = 0;
+
+    for (i = from; i < to; i++)
+        inner |= c[i] == '*';
+    for (i = from; i < to;) {
+        if (isspace((unsigned char)c[i]) || c[i] == '*') {
+            i++;
+            continue;
+        }
+        if (!is_ident(c[i]) || isdigit((unsigned char)c[i]))
+            return 0;
+        for (w = i; i < to && is_ident(c[i]); i++)
+            ;
+        if (inner)
+            ; /* a pointer's words: any object or function type */
+        else if (tag)
+            tag = 0; /* struct TAG: an object type, seen or not */
+        else if (word_is(c, w, i - w, "struct") ||
+                 word_is(c, w, i - w, "union") ||
+                 word_is(c, w, i - w, "enum"))
+            tag = 1;
+        else if (!known_type_word(c, w, i - w) &&
+                 typedef_kind(c, len, w, i - w, depth) != 1)
+            return 0;
+        words++;
+    }
+    return words > 0 && !tag;
+}
+
+int
+mc_cmodel_object_pointer(const char *c, size_t len, size_t from, size_t to)
+{
+    size_t i, star = 0;
+
+    for (i = from; i < to; i++) {
+        if (c[i] == '(' || c[i] == '<' || c[i] == ':')
+            return 0; /* a function pointer's "(*f)(...)", C++ */
+        if (c[i] == '[')
+            i = mc_ctext_match(c, to, i, '[', ']') - 1;
+        else if (c[i] == '*')
+            star = i;
+    }
+    return star && object_words(c, len, from, star, 0);
+}

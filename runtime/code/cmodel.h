@@ -130,6 +130,21 @@ int mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w);
 int mc_cmodel_has_loop(const char *c, size_t from, size_t to);
 
 /*
+ * Whether the parameter declaration C[FROM, TO) (one parameter of a
+ * blanked list, without its comma) is a pointer to an object type that
+ * the text C of LEN bytes shows, so that a restrict qualifier after its
+ * last '*' is valid: the words before that '*' are C's type keywords
+ * and qualifiers, a struct, union or enum tag, a standard typedef
+ * (size_t, uint8_t, FILE, ...) or names that a typedef in C declares
+ * as an object type; or hold a '*' themselves (a pointer to a pointer).
+ * A pointer to a function type (a typedef of one, "(*f)(...)"), a type
+ * from a header, a macro, a template or a qualified C++ name give 0:
+ * where the reading is unsure, 0.
+ */
+int mc_cmodel_object_pointer(const char *c, size_t len, size_t from,
+                             size_t to);
+
+/*
  * Whether loops OUTER and INNER (indices) form a nest that loop
  * interchange may reorder: INNER is innermost and OUTER's body is INNER
  * alone, or a '{' block holding INNER with statements before it (PRE)

@@ -572,28 +572,28 @@ has_call(const char *c, size_t from, size_t to)
     return 0;
 }
 
-/* How many pointer parameters function F has without a restrict. */
+/* How many pointer parameters function F has without a restrict that
+ * may take one (mc_cmodel_object_pointer()); 0 when one has one. */
 static int
 plain_pointers(const struct mc_builtin *b, size_t f)
 {
     const struct mc_cfunc *fn = &b->m->fn[f];
     const char *c = b->blank;
-    size_t i;
-    int n = 0, star = 0, depth = 0;
+    size_t i, from = fn->params + 1;
+    int n = 0, depth = 0;
 
     if (mc_cmodel_has_word(c, fn->params, fn->params_end, "restrict") ||
         mc_cmodel_has_word(c, fn->params, fn->params_end, "__restrict") ||
         mc_cmodel_has_word(c, fn->params, fn->params_end, "__restrict__"))
         return 0;
     for (i = fn->params + 1; i < fn->params_end; i++) {
+        if ((c[i] == ',' && depth == 0) || i + 1 == fn->params_end) {
+            n += mc_cmodel_object_pointer(c, b->len, from, i);
+            from = i + 1;
+            continue;
+        }
         depth += c[i] == '(' || c[i] == '[' || c[i] == '<';
         depth -= c[i] == ')' || c[i] == ']' || c[i] == '>';
-        if (c[i] == '*' && depth == 0)
-            star = 1;
-        if ((c[i] == ',' && depth == 0) || i + 1 == fn->params_end) {
-            n += star;
-            star = 0;
-        }
     }
     return n;
 }

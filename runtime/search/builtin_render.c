@@ -200,21 +200,25 @@ restrict_after(const char *c, size_t star, size_t end, const char *word,
 }
 
 /* WORD on each pointer parameter in C[PARAMS, END): after the last '*'
- * outside brackets (not in a function pointer's "(*f)"). */
+ * outside brackets (not in a function pointer's "(*f)"); with LEN (the
+ * length of C) not 0, only on those that point to an object type the
+ * text shows (mc_cmodel_object_pointer()), as the knob counted them. */
 static void
-restrict_edits(const char *c, size_t params, size_t end, const char *word,
-               struct edits *ed)
+restrict_edits(const char *c, size_t len, size_t params, size_t end,
+               const char *word, struct edits *ed)
 {
-    size_t i, star = 0;
+    size_t i, star = 0, from = params + 1;
     int depth = 0;
 
     for (i = params + 1; i < end; i++) {
         char ch = c[i];
 
         if (!depth && (ch == ',' || i + 1 == end)) {
-            if (star)
+            if (star &&
+                (!len || mc_cmodel_object_pointer(c, len, from, i)))
                 restrict_after(c, star, i, word, ed);
             star = 0;
+            from = i + 1;
             continue;
         }
         depth += ch == '(' || ch == '<' || ch == '[';
@@ -547,7 +551,7 @@ host_edits(const struct mc_builtin *b, unsigned long tag, const char *orig,
         if (k->kind == MC_KK_EXPECT)
             expect_edits(b, ed);
         else if (k->kind == MC_KK_RESTRICT)
-            restrict_edits(b->blank, b->m->fn[k->where].params,
+            restrict_edits(b->blank, b->len, b->m->fn[k->where].params,
                            b->m->fn[k->where].params_end, "__restrict", ed);
         else if (k->kind == MC_KK_INTERCHANGE)
             interchange_edits(b, tag, k->where, orig, ed);
@@ -579,7 +583,7 @@ cuda_edits(const struct mc_builtin *b, unsigned long tag, const char *c,
             continue;
         for (i = 0; i < nk; i++)
             if (kn->op == 1)
-                restrict_edits(c, ks[i].params, ks[i].params_end,
+                restrict_edits(c, 0, ks[i].params, ks[i].params_end,
                                "__restrict__", ed);
             else if (kn->op == 2 || kn->op == 3)
                 launch_bounds_edit(c, &ks[i], kn->op == 3, ed);

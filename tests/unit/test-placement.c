@@ -10,7 +10,9 @@
  * what it is unsure of on a corpus of real-code shapes, and render
  * every knob offered there; tests/t0111-directive-placement.sh compiles
  * each. A critique of a candidate that did not compile quotes the
- * compiler's first error line, whole, not a warning before it.
+ * compiler's first error line, whole, not a warning before it. restrict
+ * goes only on pointers to object types the text shows (not on a
+ * pointer to a function typedef, as zopfli's cost model).
  *
  * With arguments it is the tool that test uses:
  *
@@ -556,6 +558,70 @@ test_placement__critique_quotes_the_error(void)
     mc_buf_release(&out);
 }
 
+/* Whether the parameter PARAM, found in TEXT, is a pointer to an object
+ * type for the model. */
+static int
+object_pointer(const char *text, const char *param)
+{
+    size_t len = strlen(text);
+    char *c = mc_ctext_blank(text, len);
+    const char *p = strstr(text, param);
+    int r;
+
+    if (!c || !p)
+        return -1;
+    r = mc_cmodel_object_pointer(c, len, (size_t)(p - text),
+                                 (size_t)(p - text) + strlen(param));
+    mc_free(c);
+    return r;
+}
+
+static void
+test_placement__restrict_object_pointers(void)
+{
+    static const char types[] =
+        "#include <stdint.h>\n"
+        "typedef double CostFun(unsigned litlen, void *context);\n"
+        "typedef CostFun CostAlias;\n"
+        "typedef int (*Cmp)(const void *, const void *);\n"
+        "typedef struct Block { int n; } Block, *BlockP;\n"
+        "typedef unsigned short u16;\n"
+        "typedef u16 word;\n"
+        "/* typedef int Hdr; in a comment */\n"
+        "double f(Block *s, const unsigned char *in, CostFun *costmodel,\n"
+        "         void *ctx, word *w, CostAlias *alias, Cmp *cmps,\n"
+        "         Hdr *h, struct node *next, const uint8_t *const *ins,\n"
+        "         Hdr **hp, int (*g)(int *), char *(*h2)(void),\n"
+        "         float *v[4], BlockP *bp, const double *x);\n";
+    static const struct {
+        const char *param;
+        int want;
+        const char *why;
+    } cases[] = {
+        {"Block *s", 1, "a typedef of a struct"},
+        {"const unsigned char *in", 1, "type keywords"},
+        {"CostFun *costmodel", 0, "a typedef of a function type (zopfli)"},
+        {"void *ctx", 1, "void"},
+        {"word *w", 1, "a typedef of a typedef of unsigned short"},
+        {"CostAlias *alias", 0, "a typedef of a function typedef"},
+        {"Cmp *cmps", 0, "a typedef with parentheses: unsure"},
+        {"Hdr *h", 0, "a type the text does not show (a comment)"},
+        {"struct node *next", 1, "a struct tag"},
+        {"const uint8_t *const *ins", 1, "a pointer to a pointer"},
+        {"Hdr **hp", 1, "a pointer to a pointer of any type"},
+        {"int (*g)(int *)", 0, "a function pointer"},
+        {"char *(*h2)(void)", 0, "a function pointer returning a pointer"},
+        {"float *v[4]", 1, "an array of pointers"},
+        {"BlockP *bp", 1, "a typedef of a pointer"},
+        {"const double *x", 1, "the last parameter"},
+    };
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(cases); i++)
+        ok(object_pointer(types, cases[i].param) == cases[i].want,
+           cases[i].why);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -571,6 +637,7 @@ main(int argc, char **argv)
     TAP_RUN(test_placement__unsure_not_offered);
     TAP_RUN(test_placement__interchanged_inner_loop);
     TAP_RUN(test_placement__critique_quotes_the_error);
+    TAP_RUN(test_placement__restrict_object_pointers);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
