@@ -653,4 +653,17 @@ test_expect_success 'a signed overflow only UBSan sees: incorrect, and correct w
   json fb "j[\"verdict\"] == \"correct\"" && contained
 '
 
+# The same overflow in the original (as when it sits in a link file the
+# candidate does not touch): a candidate's report there says nothing of
+# the candidate. The original's own sanitizer run is asked only then.
+sed "s/puts(\"42\");/puts(\"4\" \"2\");/" overflow.c >overflow2.c
+
+test_expect_success 'a sanitizer report the original has too judges nothing' '
+  ! cmp -s overflow.c overflow2.c &&
+  mce eval overflow.c overflow2.c sanitize=1 --json --no-time >fb &&
+  json fb "j[\"verdict\"] == \"correct\"" \
+    "\"original itself has a sanitizer report\" in j[\"diagnostics\"]" &&
+  contained
+'
+
 test_done

@@ -95,6 +95,13 @@ struct mc_eval {
     char *cache_dir;          /* holds timing.lock */
     struct mc_buf orig_text;
     char *orig_test, *orig_time;     /* executables */
+    char *orig_san;           /* the original built with the sanitizers,
+                               * once a candidate's sanitizer run
+                               * reported; "" when it cannot be built */
+    signed char *orig_san_report; /* per run: 1 when the original's own
+                               * sanitizer run reports (then that run
+                               * judges no candidate), 0 not, -1 not
+                               * run yet */
     struct mc_run_out *ref;   /* per run: the original's outputs */
     size_t n_runs;            /* inputs, or 1 run without stdin */
     double orig_run_s;        /* the original's slowest test run */

@@ -129,6 +129,8 @@ mc_eval_release(struct mc_eval *ev)
     mc_buf_release(&ev->orig_text);
     mc_free(ev->orig_test);
     mc_free(ev->orig_time);
+    mc_free(ev->orig_san);
+    mc_free(ev->orig_san_report);
     mc_free(ev->cache_dir);
     mc_free(ev->make_dir);
     mc_buf_release(&ev->build_cmd);
