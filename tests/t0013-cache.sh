@@ -39,6 +39,40 @@ fresh () {
   seed_probes "$MAXCODE_CACHE_DIR"
 }
 
+# built NAME ENTRIES: a project NAME and its cache cache-NAME as fresh
+# NAME and then make left them (ENTRIES 1), or as make left them after
+# "/* two */" went into src/hot.c (ENTRIES 2: two entries, the first
+# one's file, under the cache, named in NAME/first, src/hot.c as it was
+# in NAME/hot.v1); cd there. Copies of one project and cache built once
+# each (misses, searches and stores 1, or 2), so that the cases that
+# start from them do not search for them again.
+built () {
+  _built "$2" && cp -pR "$TRASH/built$2/p" "$1" && cd "$1" &&
+  MAXCODE_CACHE_DIR="$TRASH/cache-$1" && export MAXCODE_CACHE_DIR &&
+  cp -pR "$TRASH/built$2/cache" "$MAXCODE_CACHE_DIR"
+}
+
+# _built ENTRIES: build $TRASH/builtENTRIES (p/ and cache/) unless built.
+_built () {
+  [ "$1" = 1 ] || _built 1 || return 1
+  _b=$TRASH/built$1
+  [ -d "$_b" ] && return
+  (
+    if [ "$1" = 1 ]; then
+      project "$_b.tmp/p" && seed_probes "$_b.tmp/cache"
+    else
+      cp -pR "$TRASH/built1" "$_b.tmp"
+    fi &&
+    cd "$_b.tmp/p" && MAXCODE_CACHE_DIR=$_b.tmp/cache &&
+    export MAXCODE_CACHE_DIR &&
+    if [ "$1" = 2 ]; then
+      cp src/hot.c hot.v1 && mce | sed "s|^$MAXCODE_CACHE_DIR/||" >first &&
+      echo "/* two */" >>src/hot.c
+    fi &&
+    run_make >out 2>err || { sed 's/^/# /' out err; exit 1; }
+  ) && mv "$_b.tmp" "$_b"
+}
+
 # mce: the path of the one entry file in the cache.
 mce () { find "$MAXCODE_CACHE_DIR" -name "*.mce"; }
 
@@ -78,7 +112,7 @@ test_expect_success 'two parallel makes on one fresh key search once' '
   wait &&
   echo 0 >expect && test_cmp expect rc1 && test_cmp expect rc2 &&
   prog_works prog1 && prog_works prog2 &&
-  expect_stat misses 2 && expect_stat searches 1 && expect_stat stores 1 &&
+  expect_stats misses 2 searches 1 stores 1 &&
   test "$(entries)" = 1 &&
   "$MAXCODE_BIN" cache verify >verify &&
   contains verify "1 entries, 1 ok, 0 corrupt"
@@ -95,7 +129,7 @@ test_expect_success 'two parallel makes in two projects share one search' '
   wait &&
   echo 0 >expect && test_cmp expect two-a/rc && test_cmp expect two-b/rc &&
   (cd two-a && prog_works) && (cd two-b && prog_works) &&
-  expect_stat misses 2 && expect_stat searches 1 && expect_stat stores 1 &&
+  expect_stats misses 2 searches 1 stores 1 &&
   test "$(entries)" = 1 &&
   "$MAXCODE_BIN" cache verify >verify
 '
@@ -120,44 +154,38 @@ test_expect_success 'a store killed with -9 halfway leaves no entry' '
   "$MAXCODE_BIN" cache list >list && test ! -s list &&
   run_make CFLAGS=-O2 >out 2>err &&
   prog_works &&
-  expect_stat misses 1 && expect_stat searches 1 && expect_stat stores 1 &&
-  expect_stat corrupt 0 &&
+  expect_stats misses 1 searches 1 stores 1 corrupt 0 &&
   test "$(entries)" = 1 &&
   "$MAXCODE_BIN" cache verify >verify &&
   contains verify "1 entries, 1 ok, 0 corrupt"
 '
 
 test_expect_success 'a flipped byte: verify fails, make counts it and searches again' '
-  fresh flip &&
-  run_make >out 2>err && prog_works &&
+  built flip 1 && prog_works &&
   f=$(mce) && test -f "$f" &&
   cp "$f" before && flip_byte "$f" && ! cmp -s before "$f" &&
   expect_exit 1 "$MAXCODE_BIN" cache verify >verify &&
   contains verify "corrupt $f: checksum mismatch" &&
   contains verify "1 entries, 0 ok, 1 corrupt" &&
   run_make >out 2>err && prog_works &&
-  expect_stat corrupt 1 && expect_stat misses 2 && expect_stat hits 0 &&
-  expect_stat searches 2 && expect_stat stores 2 &&
+  expect_stats corrupt 1 misses 2 hits 0 searches 2 stores 2 &&
   "$MAXCODE_BIN" cache verify >verify &&
   contains verify "1 entries, 1 ok, 0 corrupt"
 '
 
 test_expect_success 'a truncated entry is corrupt too' '
-  fresh trunc &&
-  run_make >out 2>err &&
+  built trunc 1 &&
   f=$(mce) && size=$(wc -c <"$f") &&
   truncate -s $((size - 7)) "$f" &&
   expect_exit 1 "$MAXCODE_BIN" cache verify >verify &&
   contains verify "corrupt $f: truncated entry" &&
   run_make >out 2>err && prog_works &&
-  expect_stat corrupt 1 && expect_stat searches 2 &&
+  expect_stats corrupt 1 searches 2 &&
   "$MAXCODE_BIN" cache verify >verify
 '
 
 test_expect_success 'cache trim --max-size 0 removes every entry' '
-  fresh trim0 &&
-  run_make >out 2>err &&
-  echo "/* two */" >>src/hot.c && run_make >out 2>err &&
+  built trim0 2 &&
   test "$(entries)" = 2 &&
   "$MAXCODE_BIN" cache trim --max-size 0 >trim &&
   echo "removed 2 entries" >expect && test_cmp expect trim &&
@@ -166,15 +194,12 @@ test_expect_success 'cache trim --max-size 0 removes every entry' '
 '
 
 test_expect_success 'cache trim keeps the entry used last' '
-  fresh lru &&
-  cp src/hot.c hot.v1 &&
-  run_make >out 2>err &&
-  a=$(mce) &&
-  echo "/* two */" >>src/hot.c && run_make >out 2>err &&
+  built lru 2 &&
+  a=$MAXCODE_CACHE_DIR/$(cat first) && test -f "$a" &&
   b=$(mce | grep -v "$a") && test -f "$b" &&
   touch -d "3 hours ago" "$a" && touch -d "2 hours ago" "$b" &&
   cp hot.v1 src/hot.c && run_make >out 2>err &&
-  expect_stat hits 1 && expect_stat misses 2 &&
+  expect_stats hits 1 misses 2 &&
   sa=$(wc -c <"$a") && sb=$(wc -c <"$b") &&
   max=$sa && if [ "$sb" -gt "$max" ]; then max=$sb; fi &&
   "$MAXCODE_BIN" cache trim --max-size "$max" >trim &&
@@ -183,21 +208,18 @@ test_expect_success 'cache trim keeps the entry used last' '
 '
 
 test_expect_success 'cache clean removes all entries' '
-  fresh clean &&
-  run_make >out 2>err &&
-  echo "/* two */" >>src/hot.c && run_make >out 2>err &&
+  built clean 2 &&
   test "$(entries)" = 2 &&
   "$MAXCODE_BIN" cache clean >clean &&
   echo "removed 2 entries" >expect && test_cmp expect clean &&
   test "$(entries)" = 0 && test -z "$(mce)" &&
   rm prog && run_make >out 2>err && prog_works &&
-  expect_stat misses 3 && expect_stat searches 3
+  expect_stats misses 3 searches 3
 '
 
 test_expect_success 'stats --zero zeroes every counter' '
-  fresh zero &&
-  run_make >out 2>err && rm prog && run_make >out 2>err &&
-  expect_stat hits 1 && expect_stat misses 1 &&
+  built zero 1 && rm prog && run_make >out 2>err &&
+  expect_stats hits 1 misses 1 &&
   "$MAXCODE_BIN" stats --zero &&
   "$MAXCODE_BIN" stats --json >stats &&
   grep -c ":" stats >n && test "$(cat n)" -ge 11 &&

@@ -6,7 +6,9 @@
 # and the same manifest fields, timings apart. (The stub of the recorded
 # run stops with the test that started it: the endpoint is down after.)
 # The search uses metric=instructions, so that its decisions, and so the
-# variant and the trajectory, do not move with the machine's load.
+# variant and the trajectory, do not move with the machine's load; its
+# inputs are llm_small's (where valgrind counts, a run costs some fifty
+# times the program's own time, and the counts decide alike).
 . "$MC_SRCDIR/tests/lib.sh"
 
 export MAXCODE_CACHE_DIR="$TRASH/cache1" MAXCODE_TIMING_CAP=1
@@ -19,7 +21,8 @@ fields='{k: d[k] for k in ("key", "status", "reason", "best", "critique",
   "verdict", "critique")} for t in d["trajectory"]]}'
 
 test_expect_success 'a recorded search' '
-  llm_project p "strategy=effi-learner, budget=3, metric=instructions" && cd p &&
+  llm_project p "strategy=effi-learner, budget=3, metric=instructions" &&
+  llm_small p && cd p &&
   llm_script s.json CRIT-1,CRIT-2,CRIT-3 -- v/wrong.c v/slow.c v/fast.c &&
   stub_start s.json && llm_env &&
   MAXCODE_LLM_RECORD=$TRASH/rec run_make >out 2>err &&

@@ -8,7 +8,8 @@
 . "$MC_SRCDIR/tests/lib.sh"
 
 # The timing decides nothing asserted here: its rounds keep lib.sh's
-# shortest cap.
+# shortest cap, and the searches run on llm_small inputs (a correct
+# candidate is asserted, not what the timing kept).
 export MAXCODE_CACHE_DIR="$TRASH/cache"
 KEY=sk-test-SECRET-4242
 
@@ -74,7 +75,7 @@ spy_cc () {
 # (not that process: it holds the key the user gave it) until ./done
 # appears; print how many it saw and which held KEY.
 sampler () {
-  python3 - "$1" <<-\EOP
+  python3 -S - "$1" <<-\EOP
 	import os, sys, time
 	key = sys.argv[1].encode()
 	me = os.getpid()
@@ -126,7 +127,7 @@ sampler () {
 }
 
 test_expect_success 'a search with the key set' '
-  llm_project p "strategy=flat, budget=1" && cd p && spy_cc &&
+  llm_project p "strategy=flat, budget=1" && llm_small p && cd p && spy_cc &&
   spy_makefile &&
   spy_variant >v/spy.c && grep -q "LEAK" v/spy.c && ! grep -q "$KEY" v/spy.c &&
   llm_script s.json CRITIQUE -- v/spy.c && stub_start s.json && llm_env ||
@@ -153,7 +154,8 @@ test_expect_success 'the key is in no log line and no recorded exchange' '
 '
 
 test_expect_success 'a key given on the make command line reaches no child' '
-  llm_project q "strategy=flat, budget=1, min-speedup=1.04" && cd q &&
+  llm_project q "strategy=flat, budget=1, min-speedup=1.04" && llm_small q &&
+  cd q &&
   spy_cc && spy_makefile &&
   cp ../p/v/spy.c v/ && llm_script s.json CRITIQUE -- v/spy.c &&
   stub_start s.json && llm_env && unset MAXCODE_API_KEY &&
@@ -164,7 +166,8 @@ test_expect_success 'a key given on the make command line reaches no child' '
 '
 
 test_expect_success 'a key set in the makefile reaches the endpoint, no child' '
-  llm_project r "strategy=flat, budget=1, min-speedup=1.05" && cd r &&
+  llm_project r "strategy=flat, budget=1, min-speedup=1.05" && llm_small r &&
+  cd r &&
   spy_cc && spy_makefile && sed -i "1a MAXCODE_API_KEY = $KEY" Makefile &&
   cp ../p/v/spy.c v/ && llm_script s.json CRITIQUE -- v/spy.c &&
   stub_start s.json && llm_env && unset MAXCODE_API_KEY &&

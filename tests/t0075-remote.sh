@@ -24,9 +24,8 @@ project () { linked_units "$1" "${2:-1}" 20000 hot_n; }
 test_expect_success 'machine A searches and fills the remote' '
   project a/proj && cd a/proj &&
   MAXCODE_REMOTE=$NGINX_URL on_machine A run_make >out 2>err &&
-  test "$(stat_on A searches)" = 1 && test "$(stat_on A stores)" = 1 &&
-  test "$(stat_on A remote_stores)" = 1 &&
-  test "$(stat_on A remote_misses)" = 1 &&
+  on_machine A expect_stats searches 1 stores 1 remote_stores 1 \
+    remote_misses 1 &&
   test -n "$(find "$NGINX_DIR/store/cache" -type f)" &&
   grep -q "\"PUT /cache/" "$NGINX_DIR/access.log"
 '
@@ -35,12 +34,12 @@ test_expect_success 'machine B, elsewhere, gets it from the remote' '
   mkdir -p b/deeper && cp -R a/proj b/deeper/proj &&
   rm -rf b/deeper/proj/.maxcode b/deeper/proj/prog && cd b/deeper/proj &&
   MAXCODE_REMOTE=$NGINX_URL on_machine B run_make >out 2>err &&
-  test "$(stat_on B searches)" = 0 && test "$(stat_on B remote_hits)" = 1 &&
+  on_machine B expect_stats searches 0 remote_hits 1 &&
   test "$(stat_on B remote_bytes_in)" -gt 0 &&
   ka=$(cd "$TRASH/a/proj" && on_machine A "$MAXCODE_BIN" show hot1.c --json |
-       python3 -c "import json,sys; print(json.load(sys.stdin)[\"key\"])") &&
+       python3 -S -c "import json,sys;print(json.load(sys.stdin)[\"key\"])") &&
   kb=$(on_machine B "$MAXCODE_BIN" show hot1.c --json |
-       python3 -c "import json,sys; print(json.load(sys.stdin)[\"key\"])") &&
+       python3 -S -c "import json,sys;print(json.load(sys.stdin)[\"key\"])") &&
   test "$ka" = "$kb" && test -f "$TRASH/cache-B/$(echo $kb | cut -c1-2)/$(echo $kb | cut -c3-4)/$kb.mce" &&
   tail -n +2 "$TRASH/a/proj/.maxcode/$ka/hot1.c" >va &&
   tail -n +2 ".maxcode/$kb/hot1.c" >vb && test_cmp va vb &&
@@ -53,31 +52,31 @@ test_expect_success 'mode cache on machine C: a remote hit, no search' '
   cd c/proj &&
   MAXCODE_REMOTE=$NGINX_URL MAXCODE_MODE=cache on_machine C run_make \
     >out 2>err && test -x prog &&
-  test "$(stat_on C searches)" = 0 && test "$(stat_on C remote_hits)" = 1
+  on_machine C expect_stats searches 0 remote_hits 1
 '
 
 test_expect_success 'a read-only remote gets no PUT' '
   project ro && cd ro && sed -i "s/+ \\\$_i/+ 5/; s/% 13/% 11/" hot1.c &&
   : >"$NGINX_DIR/access.log" &&
   MAXCODE_REMOTE="$NGINX_URL|read-only" on_machine RO run_make >out 2>err &&
-  test "$(stat_on RO searches)" = 1 && test "$(stat_on RO stores)" = 1 &&
-  test "$(stat_on RO remote_stores)" = 0 &&
+  on_machine RO expect_stats searches 1 stores 1 remote_stores 0 &&
   grep -q "\"GET /cache/" "$NGINX_DIR/access.log" &&
   ! grep -q "\"PUT " "$NGINX_DIR/access.log"
 '
 
 test_expect_success 'a corrupted remote object is refused and counted' '
   obj=$(find "$NGINX_DIR/store/cache" -type f | head -n 1) &&
-  python3 -c "import sys; p = sys.argv[1]; b = bytearray(open(p, \"rb\").read());
+  python3 -S -c "import sys; p = sys.argv[1]
+b = bytearray(open(p, \"rb\").read());
 b[len(b) // 2] ^= 0xff; open(p, \"wb\").write(bytes(b))" "$obj" &&
   mkdir -p d && cp -R a/proj d/proj && rm -rf d/proj/.maxcode d/proj/prog &&
   cd d/proj &&
   MAXCODE_REMOTE=$NGINX_URL MAXCODE_MODE=cache on_machine D run_make \
     >out 2>err && test -x prog &&
-  test "$(stat_on D remote_corrupt)" = 1 && test "$(stat_on D searches)" = 0 &&
+  on_machine D expect_stats remote_corrupt 1 searches 0 &&
   contains err "is corrupt" &&
   MAXCODE_REMOTE=$NGINX_URL on_machine E run_make -B >out2 2>err2 &&
-  test "$(stat_on E remote_corrupt)" = 1 && test "$(stat_on E searches)" = 1
+  on_machine E expect_stats remote_corrupt 1 searches 1
 '
 
 test_expect_success 'the server down: the build goes on, one warning' '
@@ -105,10 +104,10 @@ test_expect_success 'a search through MAXCODE_LAUNCHER comes back' '
   MAXCODE_REMOTE=$NGINX_URL MAXCODE_LAUNCHER="$TRASH/l/launch.sh" \
     on_machine L run_make >out 2>err && test -x prog &&
   contains launched "optimize --key" &&
-  test "$(stat_on L searches)" = 0 && test "$(stat_on L remote_hits)" = 1 &&
+  on_machine L expect_stats searches 0 remote_hits 1 &&
   test "$(stat_on NODE searches)" = 0 &&
   MAXCODE_CACHE_DIR="$TRASH/node-cache" "$MAXCODE_BIN" stats --json |
-    python3 -c "import json,sys; j = json.load(sys.stdin);
+    python3 -S -c "import json,sys; j = json.load(sys.stdin);
 assert j[\"searches\"] == 1 and j[\"remote_stores\"] == 1, j"
 '
 

@@ -23,7 +23,7 @@ stub_start s.json && llm_env &&
 stub_stop
 unset MAXCODE_LLM_URL MAXCODE_MODEL MAXCODE_API_KEY
 KEY=$(cd p && "$MAXCODE_BIN" show hot.c --json |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
+  python3 -S -c 'import json,sys; print(json.load(sys.stdin)["key"])')
 
 test_expect_success 'the search kept the variant' '
   cd p && "$MAXCODE_BIN" show hot.c --json >m &&
@@ -43,7 +43,7 @@ test_expect_success 'bench SOURCE: the claim beside a measurement' '
 test_expect_success 'bench --json: the fields, the claim as the manifest has it' '
   cd p && "$MAXCODE_BIN" show hot.c --json >m &&
   MAXCODE_METRIC=time "$MAXCODE_BIN" bench --json hot.c >b &&
-  python3 - m b <<-\EOP
+  python3 -S - m b <<-\EOP
 	import json, sys
 	m, b = (json.load(open(f)) for f in sys.argv[1:3])
 	assert b["key"] == m["key"] and b["source"] == "hot.c", b
@@ -90,7 +90,7 @@ test_expect_success 'a source that was never searched: exit 1, said' '
 
 test_expect_success 'an entry that kept its original: exit 1, said' '
   llm_project flat "budget=1, min-speedup=1000" &&
-  echo 3000 >flat/t/a.in &&
+  echo 3000 >flat/t/a.in && echo 2000 >flat/t/b.in &&
   llm_script s2.json CRIT -- flat/v/fast.c &&
   stub_start s2.json && llm_env &&
   (cd flat && MAXCODE_METRIC=instructions run_make >out 2>&1) &&

@@ -53,7 +53,7 @@ peak_make () {
   set -- "$MC_SYSTEM_MAKE" --no-print-directory "$@"
   [ -z "$MC_ASAN_PRELOAD" ] ||
     set -- env LD_PRELOAD="$MC_ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0 "$@"
-  python3 -c 'import resource, subprocess, sys
+  python3 -S -c 'import resource, subprocess, sys
 rc = subprocess.call(sys.argv[2:])
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 open(sys.argv[1], "w").write("%d\n" % peak)
@@ -77,7 +77,7 @@ mem_bounded () {
 hostile_start () {
   rm -f "$TRASH/hostile.port"
   _stub_arm
-  python3 "$MC_SRCDIR/tests/hostile-remote.py" "$1" "$TRASH/hostile.port" \
+  python3 -S "$MC_SRCDIR/tests/hostile-remote.py" "$1" "$TRASH/hostile.port" \
     </dev/null >"$TRASH/hostile.err" 2>&1 &
   HOSTILE_PID=$!
   _stub_pids="$_stub_pids $HOSTILE_PID"
@@ -110,8 +110,7 @@ test_expect_success '6: an entry without end is cut off at 64 MiB' '
   test "$st" = 0 && test -x prog && mem_bounded mem &&
   contains err "the answer is larger than any entry (64 MiB); cut off" &&
   test "$(grep -c "larger than any entry" err)" = 1 &&
-  test "$(stat_on E1 remote_corrupt)" = 1 &&
-  test "$(stat_on E1 remote_hits)" = 0
+  on_machine E1 expect_stats remote_corrupt 1 remote_hits 0
 '
 
 test_expect_success '6: an entry announced as 1 TiB is refused; the build searches' '
@@ -120,8 +119,7 @@ test_expect_success '6: an entry announced as 1 TiB is refused; the build search
   st=$?; hostile_stop &&
   test "$st" = 0 && test -x prog && mem_bounded mem &&
   contains err "the answer is larger than any entry (64 MiB); cut off" &&
-  test "$(stat_on E2 remote_corrupt)" = 1 &&
-  test "$(stat_on E2 searches)" = 1
+  on_machine E2 expect_stats remote_corrupt 1 searches 1
 '
 
 test_expect_success '6: an error page without end is cut off; its status decides' '
@@ -138,10 +136,9 @@ test_expect_success '6: the answer to a PUT is cut off at 4 KiB' '
   MAXCODE_REMOTE=$HOSTILE_URL on_machine E4 peak_make mem >out 2>err
   st=$?; hostile_stop &&
   test "$st" = 0 && test -x prog && mem_bounded mem &&
-  test "$(stat_on E4 searches)" = 1 && test "$(stat_on E4 stores)" = 1 &&
-  contains err "HTTP status 201 with an answer over 4096 bytes; cut off" &&
-  test "$(stat_on E4 remote_stores)" = 0 &&
-  test "$(stat_on E4 remote_errors)" = 1
+  on_machine E4 expect_stats searches 1 stores 1 remote_stores 0 \
+    remote_errors 1 &&
+  contains err "HTTP status 201 with an answer over 4096 bytes; cut off"
 '
 
 unset MAXCODE_REMOTE_TIMEOUT
@@ -189,9 +186,7 @@ test_expect_success '10: a token over http:// goes only to the loopback' '
   MAXCODE_REMOTE=http://0.0.0.0:$NGINX_PORT/cache MAXCODE_REMOTE_TOKEN=$TOKEN \
     on_machine C3 run_make >out 2>err && test -x prog &&
   contains err "MAXCODE_REMOTE_TOKEN is not sent to http://0.0.0.0:$NGINX_PORT/cache: over http:// to a host outside the loopback anyone on the way can read it; use https://, or MAXCODE_REMOTE_INSECURE=1" &&
-  test "$(stat_on C3 searches)" = 1 &&
-  test "$(stat_on C3 remote_errors)" = 1 &&
-  test "$(stat_on C3 remote_stores)" = 0 &&
+  on_machine C3 expect_stats searches 1 remote_errors 1 remote_stores 0 &&
   ! test -s "$NGINX_DIR/access.log" && ! grep -rqF "$TOKEN" out err &&
   rm -rf .maxcode prog &&
   MAXCODE_REMOTE=http://0.0.0.0:$NGINX_PORT/cache MAXCODE_REMOTE_TOKEN=$TOKEN \
@@ -212,7 +207,7 @@ test_expect_success '10: a token over http:// goes only to the loopback' '
 # machines (the key names the model); they only look up.
 export MAXCODE_METRIC=instructions
 mkdir -p w &&
-llm_project w/a "budget=1" && llm_script s.json CRIT -- w/a/v/fast.c &&
+llm_project w/a "budget=1" && llm_small w/a && llm_script s.json CRIT -- w/a/v/fast.c &&
 stub_start s.json && llm_env &&
 (cd w/a && MAXCODE_REMOTE=$NGINX_URL MAXCODE_REMOTE_TOKEN=$TOKEN \
   on_machine A run_make >../a.out 2>&1)
@@ -234,7 +229,7 @@ test_expect_success '11: a second machine hits it; show and bench find the sourc
   cd w/b/a &&
   MAXCODE_REMOTE=$NGINX_URL MAXCODE_REMOTE_TOKEN=$TOKEN MAXCODE_MODE=cache \
     on_machine B run_make >out 2>err && test -x prog &&
-  test "$(stat_on B remote_hits)" = 1 && test "$(stat_on B searches)" = 0 &&
+  on_machine B expect_stats remote_hits 1 searches 0 &&
   on_machine B "$MAXCODE_BIN" cache verify >vfy 2>&1 &&
   on_machine B "$MAXCODE_BIN" show hot.c --json >m &&
   json m "j[\"source_path\"] == \"hot.c\"" &&

@@ -113,7 +113,7 @@ rewrite () {
     for _f in "$@"; do "$TRASH/fixsum" -s "$TRASH/k2" "$_f" || return 1; done
     return
   fi
-  python3 - "$_how" "$@" <<'EOF' && "$TRASH/fixsum" "$@"
+  python3 -S - "$_how" "$@" <<'EOF' && "$TRASH/fixsum" "$@"
 import struct, sys
 how = sys.argv[1]
 for path in sys.argv[2:]:
@@ -177,9 +177,8 @@ test_expect_success 'machine B, trusting k1, gets both from the remote' '
   checkout b &&
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine B run_make >out 2>err &&
-  test "$(stat_on B remote_hits)" = 2 &&
-  test "$(stat_on B remote_untrusted)" = 0 &&
-  test "$(stat_on B searches)" = 0 && ! grep -q refused err &&
+  on_machine B expect_stats remote_hits 2 remote_untrusted 0 searches 0 &&
+  ! grep -q refused err &&
   on_machine B "$MAXCODE_BIN" cache list >list && test "$(wc -l <list)" = 2 &&
   for o in $(objects); do
     k=$(basename "$o") &&
@@ -196,8 +195,7 @@ test_expect_success 'entries signed by k2 are refused: the original (cache)' '
   checkout c &&
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine C run_make >out 2>err &&
-  test "$(stat_on C remote_untrusted)" = 2 &&
-  test "$(stat_on C remote_hits)" = 0 && test "$(stat_on C searches)" = 0 &&
+  on_machine C expect_stats remote_untrusted 2 remote_hits 0 searches 0 &&
   test "$(grep -c "is refused" err)" = 1 &&
   contains err "signed by a key not trusted here (maxcode-ed25519 $(cut -d" " -f2 "$TRASH/k2.pub"))" &&
   contains err "using the original" &&
@@ -209,8 +207,8 @@ test_expect_success 'entries signed by k2 are refused: a search (optimize)' '
   checkout c2 &&
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     on_machine C2 run_make >out 2>err &&
-  test "$(stat_on C2 remote_untrusted)" = 2 &&
-  test "$(stat_on C2 searches)" = 2 && contains err "searching" &&
+  on_machine C2 expect_stats remote_untrusted 2 searches 2 &&
+  contains err "searching" &&
   test "$(grep -c "is refused" err)" = 1 && want_original .
 '
 
@@ -230,14 +228,12 @@ test_expect_success 'k1 entries re-signed by k2 are refused and counted' '
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine R run_make >out 2>err &&
   want_original . &&
-  test "$(stat_on R remote_untrusted)" = 2 &&
-  test "$(stat_on R remote_corrupt)" = 0 &&
+  on_machine R expect_stats remote_untrusted 2 remote_corrupt 0 &&
   contains err "signed by a key not trusted here (maxcode-ed25519 $(cut -d" " -f2 "$TRASH/k2.pub"))" &&
   checkout r3 &&
   MAXCODE_TRUSTED_KEYS=$TRASH/k2.pub MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine R3 run_make >out 2>err &&
-  test "$(stat_on R3 remote_hits)" = 2 &&
-  test "$(stat_on R3 remote_untrusted)" = 0
+  on_machine R3 expect_stats remote_hits 2 remote_untrusted 0
 '
 
 test_expect_success 'unsigned entries are refused and counted' '
@@ -245,9 +241,8 @@ test_expect_success 'unsigned entries are refused and counted' '
   checkout d &&
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine D run_make >out 2>err &&
-  test "$(stat_on D remote_untrusted)" = 2 &&
-  test "$(stat_on D remote_corrupt)" = 0 &&
-  test "$(stat_on D remote_hits)" = 0 &&
+  on_machine D expect_stats remote_untrusted 2 remote_corrupt 0 \
+    remote_hits 0 &&
   contains err "is refused, it is not signed" && want_original .
 '
 
@@ -257,9 +252,8 @@ test_expect_success 'forged entries with a valid checksum are refused' '
   MAXCODE_TRUSTED_KEYS=$TRASH/trusted.keys MAXCODE_REMOTE=$NGINX_URL \
     MAXCODE_MODE=cache on_machine E run_make >out 2>err &&
   want_original . && ! grep -rq 4242 .maxcode &&
-  test "$(stat_on E remote_untrusted)" = 2 &&
-  test "$(stat_on E remote_corrupt)" = 0 &&
-  test "$(stat_on E remote_hits)" = 0 &&
+  on_machine E expect_stats remote_untrusted 2 remote_corrupt 0 \
+    remote_hits 0 &&
   contains err "its signature does not verify"
 '
 
@@ -267,8 +261,7 @@ test_expect_success 'without trusted keys the forged entries are taken' '
   checkout z &&
   MAXCODE_REMOTE=$NGINX_URL MAXCODE_MODE=cache on_machine Z run_make \
     >out 2>err &&
-  test "$(stat_on Z remote_hits)" = 2 &&
-  test "$(stat_on Z remote_untrusted)" = 0 &&
+  on_machine Z expect_stats remote_hits 2 remote_untrusted 0 &&
   test "$(./prog <t/a.in)" = "4242 4242"
 '
 

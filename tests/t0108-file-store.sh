@@ -50,7 +50,7 @@ complete () {
   test -z "$(find "$1" -name '.*' ! -path "$1")" ||
     { echo "# temporary files left:"; find "$1" -name '.*' | sed 's/^/#   /'
       return 1; }
-  python3 - $(find "$1" -type f) <<'EOP'
+  python3 -S - $(find "$1" -type f) <<'EOP'
 import struct, sys
 for p in sys.argv[1:]:
     b = open(p, "rb").read()
@@ -65,9 +65,8 @@ EOP
 test_expect_success 'machine A searches and fills the shared directory' '
   project a/proj && cd a/proj &&
   MAXCODE_REMOTE=file://$SHARED on_machine A run_make -j4 >out 2>err &&
-  test "$(stat_on A searches)" = 4 && test "$(stat_on A stores)" = 4 &&
-  test "$(stat_on A remote_misses)" = 4 &&
-  test "$(stat_on A remote_stores)" = 4 &&
+  on_machine A expect_stats searches 4 stores 4 remote_misses 4 \
+    remote_stores 4 &&
   test "$(stat_on A remote_bytes_out)" -gt 0 &&
   test "$(objects "$SHARED" | wc -l)" = 4 && complete "$SHARED" &&
   for o in $(objects "$SHARED"); do
@@ -80,8 +79,7 @@ test_expect_success 'machine A searches and fills the shared directory' '
 test_expect_success 'machine B, elsewhere, builds with no search' '
   checkout a/proj b/deeper/proj && cd b/deeper/proj &&
   MAXCODE_REMOTE=file://$SHARED/ on_machine B run_make -j4 >out 2>err &&
-  test "$(stat_on B searches)" = 0 && test "$(stat_on B remote_hits)" = 4 &&
-  test "$(stat_on B remote_corrupt)" = 0 &&
+  on_machine B expect_stats searches 0 remote_hits 4 remote_corrupt 0 &&
   test "$(stat_on B remote_bytes_in)" -gt 0 &&
   on_machine B "$MAXCODE_BIN" cache verify >vfy 2>&1 &&
   test "$(on_machine B "$MAXCODE_BIN" cache list | wc -l)" = 4 &&
@@ -106,8 +104,7 @@ test_expect_success 'make -j4 on two checkouts at once: only whole entries' '
   checkout c1/proj c3/proj && cd c3/proj &&
   MAXCODE_REMOTE=file://$SHARED MAXCODE_MODE=cache on_machine C3 \
     run_make >out 2>err &&
-  test "$(stat_on C3 remote_hits)" = 4 && test "$(stat_on C3 searches)" = 0 &&
-  test "$(stat_on C3 remote_corrupt)" = 0
+  on_machine C3 expect_stats remote_hits 4 searches 0 remote_corrupt 0
 '
 
 # ---- a hostile shared directory ----
@@ -120,14 +117,17 @@ OBJ=$(objects "$SHARED/one" | head -n 1)
 KEY=$(basename "$OBJ")
 AB=$(echo "$KEY" | cut -c1-2)
 
-# hostile NAME: a fresh checkout h/NAME, built in mode cache on machine
-# NAME against $TRASH/bad-NAME (made by the caller), killed past 30 s.
+# hostile NAME [COUNTER VALUE...]: a fresh checkout h/NAME, built in mode
+# cache on machine NAME against $TRASH/bad-NAME (made by the caller),
+# killed past 30 s; no remote hit, no search, and each COUNTER its VALUE
+# (one read of the counters).
 hostile () {
-  checkout h/proj "h/$1" && (cd "h/$1" &&
-    MAXCODE_REMOTE=file://$TRASH/bad-$1 MAXCODE_MODE=cache on_machine "$1" \
-      run_make_within 30 >out 2>err) && test -x "h/$1/prog" &&
-  test "$(stat_on "$1" remote_hits)" = 0 &&
-  test "$(stat_on "$1" searches)" = 0
+  _hn=$1; shift
+  checkout h/proj "h/$_hn" && (cd "h/$_hn" &&
+    MAXCODE_REMOTE=file://$TRASH/bad-$_hn MAXCODE_MODE=cache \
+      on_machine "$_hn" run_make_within 30 >out 2>err) &&
+  test -x "h/$_hn/prog" &&
+  on_machine "$_hn" expect_stats remote_hits 0 searches 0 "$@"
 }
 
 test_expect_success 'the hostile cases have their entry' '
@@ -136,41 +136,39 @@ test_expect_success 'the hostile cases have their entry' '
 
 test_expect_success 'a link in the shared directory is not followed' '
   mkdir -p bad-L/$AB && ln -s "$OBJ" bad-L/$AB/$KEY &&
-  hostile L && test "$(stat_on L remote_corrupt)" = 1 &&
+  hostile L remote_corrupt 1 &&
   contains h/L/err "is a symbolic link; not used"
 '
 
 test_expect_success 'a linked subdirectory is not followed' '
   mkdir -p bad-D && ln -s "$SHARED/one/$AB" bad-D/$AB &&
-  hostile D && test "$(stat_on D remote_corrupt)" = 1 &&
-  test "$(stat_on D remote_errors)" = 0
+  hostile D remote_corrupt 1 remote_errors 0
 '
 
 test_expect_success 'a FIFO is no entry, and never waited on' '
   mkdir -p bad-F/$AB && mkfifo bad-F/$AB/$KEY &&
-  hostile F && test "$(stat_on F remote_corrupt)" = 1 &&
+  hostile F remote_corrupt 1 &&
   contains h/F/err "is a FIFO; not used"
 '
 
 test_expect_success 'a truncated entry is corrupt' '
   mkdir -p bad-T/$AB &&
   head -c $(( $(wc -c <"$OBJ") / 2 )) "$OBJ" >bad-T/$AB/$KEY &&
-  hostile T && test "$(stat_on T remote_corrupt)" = 1 &&
+  hostile T remote_corrupt 1 &&
   contains h/T/err "is corrupt"
 '
 
 test_expect_success 'an entry of another key is corrupt' '
   other=$(objects "$SHARED" | grep -v "/one/" | head -n 1) &&
   mkdir -p bad-K/$AB && cp "$other" bad-K/$AB/$KEY &&
-  hostile K && test "$(stat_on K remote_corrupt)" = 1 &&
+  hostile K remote_corrupt 1 &&
   contains h/K/err "entry holds key $(basename "$other")"
 '
 
 test_expect_success 'an unsigned entry where signatures are asked: untrusted' '
   "$MAXCODE_BIN" key generate -o k1 >/dev/null &&
   mkdir -p bad-U/$AB && cp "$OBJ" bad-U/$AB/$KEY &&
-  MAXCODE_TRUSTED_KEYS=$TRASH/k1.pub hostile U &&
-  test "$(stat_on U remote_untrusted)" = 1 &&
+  MAXCODE_TRUSTED_KEYS=$TRASH/k1.pub hostile U remote_untrusted 1 &&
   contains h/U/err "is refused, it is not signed"
 '
 
@@ -187,8 +185,8 @@ test_expect_success 'a read-only shared directory is not written' '
   mkdir ro && project r/proj 1 5 && cd r/proj &&
   MAXCODE_REMOTE="file://$TRASH/ro|read-only" on_machine R run_make \
     >out 2>err &&
-  test "$(stat_on R searches)" = 1 && test "$(stat_on R remote_misses)" = 1 &&
-  test "$(stat_on R remote_stores)" = 0 && test -z "$(ls -A "$TRASH/ro")"
+  on_machine R expect_stats searches 1 remote_misses 1 remote_stores 0 &&
+  test -z "$(ls -A "$TRASH/ro")"
 '
 
 test_expect_success 'layout=flat keeps KEY at the top' '
