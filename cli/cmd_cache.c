@@ -104,11 +104,8 @@ find_here_for(struct mc_cache *c, const char *real, char *key_out)
     return found;
 }
 
-/* Whether SP, a manifest's source_path, is the file at REAL (a real
- * path). An entry from another machine (a remote, an archive) has SP
- * relative to make's directory (share.h): it is resolved from here. */
-static int
-same_file(const char *sp, const char *real)
+int
+mc_show_same_file(const char *sp, const char *real)
 {
     char here[PATH_MAX];
 
@@ -141,7 +138,7 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
             (m = parse_manifest(&e)) != NULL) {
             const char *sp = mc_manifest_str(m, "source_path");
             /* By name only when SOURCE is not there to resolve. */
-            if ((real ? same_file(sp, real)
+            if ((real ? mc_show_same_file(sp, real)
                       : !strcmp(mc_manifest_str(m, "source"), source)) &&
                 e.created >= best) {
                 best = e.created;

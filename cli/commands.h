@@ -78,6 +78,11 @@ struct mc_entry;
  */
 int mc_show_lookup(const char *what, struct mc_entry *e, struct cJSON **m);
 
+/* Whether SP, a manifest's source_path, is the file at REAL (a real
+ * path). An entry from another machine (a remote, an archive) has SP
+ * relative to make's directory (share.h): it is resolved from here. */
+int mc_show_same_file(const char *sp, const char *real);
+
 /* Print manifest M for people: a summary and the trajectory's table,
  * every line cut to the terminal's width (cmd_show.c). */
 void mc_show_print(const struct cJSON *m);

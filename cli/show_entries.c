@@ -49,19 +49,6 @@ mc_show_entries_release(struct mc_show_entries *l)
     mc_show_entries_init(l);
 }
 
-/* Whether SP, a manifest's source_path, is the file at REAL (a real
- * path); a relative SP (a copy from another machine) is resolved from
- * here, as `show` resolves it. */
-static int
-same_file(const char *sp, const char *real)
-{
-    char here[PATH_MAX];
-
-    if (sp[0] == '/')
-        return !strcmp(sp, real);
-    return *sp && realpath(sp, here) && !strcmp(here, real);
-}
-
 /* Whether L holds KEY. */
 static int
 has_key(const struct mc_show_entries *l, const char *key)
@@ -125,7 +112,7 @@ consider(struct mc_show_entries *l, const char *path, const char *source,
         (m = cJSON_ParseWithLength(e.manifest.s, e.manifest.len)) &&
         cJSON_IsObject(m) &&
         (read_any ||
-         (real ? same_file(mc_manifest_str(m, "source_path"), real)
+         (real ? mc_show_same_file(mc_manifest_str(m, "source_path"), real)
                : !strcmp(mc_manifest_str(m, "source"), source)))) {
         rc = add_entry(l, &e, m);
         m = NULL;
@@ -312,8 +299,11 @@ choose(struct mc_show_entries *l, const char *real)
     mc_strv_push(&argv, SHOW_GOAL);
     if (mc_spawn_env(&all) == MC_OK)
         for (i = 0; i < all.n; i++)
-            if (!outer_make_var(all.v[i]))
+            if (!outer_make_var(all.v[i]) &&
+                strncmp(all.v[i], "MAXCODE_STATS=", 14))
                 mc_strv_push(&env, all.v[i]);
+    /* Asking is not a build: no hit or miss counted. */
+    mc_strv_push(&env, "MAXCODE_STATS=0");
     memset(&o, 0, sizeof(o));
     o.envp = env.v;
     o.timeout_s = SHOW_MAKE_TIMEOUT_S;

@@ -19,9 +19,9 @@
  * expands when it reads the makefile (in a prerequisite list, an
  * immediate assignment or a variable that one of those expands). -q
  * runs no recipe: no search starts. What the parse does is what a
- * build's parse does: the plugin looks the keys up (a hit or a miss
- * counts in `maxcode stats`) and writes a hit's variant where a build
- * would. make is $MAKE when it is set, else "make" on PATH; it is given
+ * build's parse does: the plugin looks the keys up and writes a hit's
+ * variant where a build would; with MAXCODE_STATS=0 in its environment
+ * it counts no hit or miss in `maxcode stats`. make is $MAKE when it is set, else "make" on PATH; it is given
  * SHOW_MAKE_TIMEOUT_S seconds.
  */
 #ifndef MC_SHOW_ENTRIES_H

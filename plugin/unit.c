@@ -473,6 +473,15 @@ key_unit(struct mc_target *t, const char *source, char key[MC_KEY_HEX + 1],
     return 0;
 }
 
+/* Count S for T in the cache directory DIR, unless T's MAXCODE_STATS
+ * is 0 (maxcode show asking make which key it computes). */
+static void
+count(const struct mc_target *t, const char *dir, enum mc_stat s)
+{
+    if (strcmp(mc_conf_get(&t->conf, MC_SET_STATS), "0"))
+        mc_plugin_count(dir, s);
+}
+
 /* Look KEY up for T: a hit when the entry is there, its headers are
  * unchanged and its variant fits this machine (hit.h, with the
  * architecture as remembered). Counted either way. */
@@ -492,7 +501,7 @@ look_up(const struct mc_target *t, const char *source,
                    key);
     else if (rc != MC_ENOENT && rc != MC_ESYNTAX) /* corrupt: said */
         mc_info("%s: %s", source, err.msg);
-    mc_plugin_count(cache->dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
+    count(t, cache->dir, hit ? MC_STAT_HITS : MC_STAT_MISSES);
     return hit;
 }
 
@@ -702,8 +711,8 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
         if (no_gpu) {
             const char *dir = mc_conf_get(&t.conf, MC_SET_CACHE_DIR);
 
-            mc_plugin_count(dir, MC_STAT_FALLBACKS);
-            mc_plugin_count(dir, MC_STAT_FALLBACK_NO_DEVICE);
+            count(&t, dir, MC_STAT_FALLBACKS);
+            count(&t, dir, MC_STAT_FALLBACK_NO_DEVICE);
         }
         res = mc_strdup(source);
         goto out;
@@ -720,7 +729,7 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     }
     if (strcmp(mode, "refresh") && strcmp(mode, "verify") &&
         fast_hit(&t, source, &cache, key, &vpath)) {
-        mc_plugin_count(cache.dir, MC_STAT_HITS);
+        count(&t, cache.dir, MC_STAT_HITS);
         hit = 1;
         res = mc_buf_detach(&vpath, NULL);
         goto out;

@@ -10,10 +10,10 @@
 # plugin), run_make_within SECONDS (the same, killed past SECONDS),
 # expect_exit N CMD..., test_cmp EXPECTED ACTUAL, contains FILE
 # TEXT, stat_of NAME / expect_stat NAME VALUE / expect_stats NAME VALUE
-# ... (counters), on_machine NAME CMD / stat_on NAME COUNTER (one cache
-# per machine), entries (cache entries), json_get FILE EXPR, json FILE
-# EXPR..., tabify,
-# copy_example NAME DIR and sample_unit DIR.
+# ... (counters), hit (a make that hits, no search), on_machine NAME
+# CMD / stat_on NAME COUNTER (one cache per machine), entries (cache
+# entries), json_get FILE EXPR, json FILE EXPR..., tabify, copy_example
+# NAME DIR and sample_unit DIR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
 # MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
 
@@ -181,6 +181,25 @@ _stat_in () {
   _stat=${1#*\"$2\":}
   _stat=${_stat#"${_stat%%[![:space:]]*}"}
   _stat=${_stat%%[!0-9.]*}
+}
+
+# hit [MAKE-ARGS...]: make again expands every $(maxcode ...) from the
+# cache: the hits grow and the searches do not (make's output in out2
+# and err2).
+hit () {
+  hits_searches || return 1; _hits=$_h _searches=$_s
+  run_make "$@" >out2 2>err2 || { sed 's/^/# /' out2 err2; return 1; }
+  hits_searches
+  test "$_h" -gt "$_hits" && test "$_s" = "$_searches" || {
+    echo "# hits $_hits -> $_h, searches $_searches -> $_s"
+    sed 's/^/# /' err2; return 1; }
+}
+
+# hits_searches: the counters hits and searches in _h and _s, from one
+# run of maxcode stats.
+hits_searches () {
+  _j=$("$MAXCODE_BIN" stats --json) &&
+  _stat_in "$_j" hits && _h=$_stat && _stat_in "$_j" searches && _s=$_stat
 }
 
 # stat_of NAME: counter NAME of `maxcode stats --json`.

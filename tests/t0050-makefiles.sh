@@ -35,24 +35,6 @@ searched () {
     '"does not build" not in j["reason"]'
 }
 
-# hit [MAKE-ARGS...]: make again expands every $(maxcode ...) from the
-# cache: a hit, and no search.
-hit () {
-  hits_searches || return 1; _hits=$_h _searches=$_s
-  run_make "$@" >out2 2>err2 || { sed 's/^/# /' out2 err2; return 1; }
-  hits_searches
-  test "$_h" -gt "$_hits" && test "$_s" = "$_searches" || {
-    echo "# hits $_hits -> $_h, searches $_searches -> $_s"
-    sed 's/^/# /' err2; return 1; }
-}
-
-# hits_searches: the counters hits and searches in _h and _s, from one
-# run of maxcode stats.
-hits_searches () {
-  _j=$("$MAXCODE_BIN" stats --json) &&
-  _stat_in "$_j" hits && _h=$_stat && _stat_in "$_j" searches && _s=$_stat
-}
-
 # kernel FILE [HEADER]: a C file, including HEADER when given, whose
 # function sum_kernel(n) runs a loop that -O3 does more with than -O2.
 kernel () {

@@ -48,8 +48,10 @@ test_expect_success 'a release build and a debug build make two entries' '
 K1=$(cat k1 2>/dev/null)
 K2=$("$MAXCODE_BIN" cache list | awk -v k="$K1" '$1 != k { print $1 }')
 
-test_expect_success 'show lists both and shows the debug one, which make hits now' '
-  cd p && COLUMNS=200 "$MAXCODE_BIN" show src/hot.c >s.out 2>s.err &&
+test_expect_success 'show lists both and shows the debug one, which make hits now; asking counts no hit' '
+  cd p && hits=$(stat_of hits) && misses=$(stat_of misses) &&
+  COLUMNS=200 "$MAXCODE_BIN" show src/hot.c >s.out 2>s.err &&
+  expect_stats hits "$hits" misses "$misses" &&
   contains s.out "entries   2 for this source, newest first; * marks the one the current Makefile hits" &&
   entry_line s.out "$K2" | grep -q "^  \* $K2  20.*Z  (shown below)$" &&
   entry_line s.out "$K1" | grep -q "^    $K1  20.*Z$" &&

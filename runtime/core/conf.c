@@ -145,6 +145,9 @@ static const struct def defs[MC_SET__COUNT] = {
     [MC_SET_RUN_MEMORY] = {"MAXCODE_RUN_MEMORY", NULL, K_SIZE, "4G", NULL,
                            0, 0, "memory bound of each run of candidate "
                            "code (cgroup, else rlimits)"},
+    [MC_SET_STATS] = {"MAXCODE_STATS", NULL, K_ENUM, "1", "0 1", 0, 0,
+                      "0: this make run's calls add nothing to the "
+                      "counters"},
 };
 
 /* The I-th name of a registry, NULL past the last. */

@@ -78,6 +78,7 @@ enum mc_setting_id {
     MC_SET_TIMING_LOCK,
     MC_SET_TIMING_CPU,
     MC_SET_RUN_MEMORY,
+    MC_SET_STATS,
     MC_SET__COUNT
 };
 

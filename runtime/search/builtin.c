@@ -542,8 +542,10 @@ mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
         const char *e = error_line(detail, &n);
 
         b->banned |= added;
-        mc_buf_addf(out, "%s: does not compile with this compiler (%.*s);"
-                         " never used again", what.s, n, e);
+        /* The error first: a progress line shows the critique's start,
+         * and a bundle's knob list can be long. */
+        mc_buf_addf(out, "does not compile with this compiler (%.*s): %s; "
+                         "never used again", n, e, what.s);
     } else if (!c->correct) {
         /* Blame the riskiest new knob; the others may be fine. */
         if (k)

@@ -12,6 +12,8 @@
 
 /* Bytes of a critique a progress line shows (the manifest has it all). */
 #define NOTE_MAX 300
+#define NOTE_MAX_ERROR 1000 /* a compile error's: its first error line
+                             * whole, which the critique puts first */
 
 void
 mc_search_duration(double seconds, char *out, size_t cap)
@@ -51,14 +53,14 @@ progress_clock(const struct mc_search *s, size_t i, char *out, size_t cap)
 }
 
 /* The bytes of NOTE's first line that a progress line shows: up to
- * NOTE_MAX, cut before a character, never inside one. */
+ * MAX, cut before a character, never inside one. */
 static int
-note_len(const char *note)
+note_len(const char *note, size_t max)
 {
     size_t n = strcspn(note, "\n");
 
-    if (n > NOTE_MAX) {
-        n = NOTE_MAX;
+    if (n > max) {
+        n = max;
         while (n && ((unsigned char)note[n] & 0xc0) == 0x80)
             n--;
     }
@@ -73,9 +75,11 @@ mc_search_progress(const struct mc_search *s, size_t i)
     const char *note = nd->critique && *nd->critique ? nd->critique
                        : nd->detail                  ? nd->detail
                                                      : "";
-    /* Its first line, at most NOTE_MAX bytes: the rest is in the
+    /* Its first line, at most NOTE_MAX bytes (a compile error's, whose
+     * critique starts with the error, NOTE_MAX_ERROR): the rest is in the
      * manifest, and a progress line must stay short. */
-    int len = note_len(note);
+    int len = note_len(note, nd->compile_error ? NOTE_MAX_ERROR
+                                               : NOTE_MAX);
     char bins[64], value[32] = "", clock[64];
 
     if (nd->value >= 0)
