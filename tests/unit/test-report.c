@@ -163,7 +163,8 @@ test_report__words_differ(void)
              "\"-DDEBUG\"],\"options\":{\"budget\":\"2\"}}", &b);
     words_of("{\"compiler\":\"clang\",\"flags\":[\"-O3\",\"-g\"],"
              "\"options\":{\"budget\":\"4\"}}", &c);
-    is_long((long)a.n, 4, "compiler words, flags, options");
+    if (!is_long((long)a.n, 4, "compiler words, flags, options") || !a.v)
+        goto out;
     is_str(a.v[3], "budget=2", "an option as NAME=VALUE");
     mc_report_words_differ(two, 2, 1, &d);
     is_str(d.s, "-g -DDEBUG", "what the debug build adds");
@@ -177,6 +178,7 @@ test_report__words_differ(void)
     mc_report_words_differ(three, 3, 2, &d);
     is_str(d.s, "clang -O3 -g budget=4; without ccache gcc -O2 budget=2 "
                 "-DDEBUG", "both ways, each word once");
+out:
     mc_strv_release(&a);
     mc_strv_release(&b);
     mc_strv_release(&c);
