@@ -21,6 +21,7 @@
 #include "conf.h"
 #include "log.h"
 #include "paths.h"
+#include "target.h"
 #include "internal.h"
 
 MC_EXPORT int plugin_is_GPL_compatible;
@@ -281,6 +282,9 @@ maxcode_gmk_setup(const gmk_floc *floc)
      * changes directory again: each call's key and lookup can take it
      * from here. */
     mc_path_cwd_pin();
+    /* A link, input or files= name the build makes is no error at
+     * parse time: make makes it before the search recipe (unit.c). */
+    mc_target_allow_made(1);
     if (!getenv("MAXCODE_SESSION")) {
         /* This make run, for its recipes and sub-makes: a remote cache
          * failure is said once per run (cli/cmd_optimize.c). */

@@ -507,23 +507,18 @@ look_up(const struct mc_target *t, const char *source,
 
 
 /* The payload of a hit's .written record (variant.h) for entry E into
- * B: its include records, then its note as a line "! NOTE" (printable,
- * as said). Empty when nothing is needed of E. */
+ * B: its include records, then its note as a line "! NOTE" (as
+ * mc_hit_note_line() makes it). Empty when nothing is needed of E. */
 static void
 hit_payload(const struct mc_entry *e, struct mc_buf *b)
 {
-    size_t i, n = e->note.len < 1023 ? e->note.len : 1023;
-
     mc_buf_add(b, e->includes.s, e->includes.len);
-    if (!n)
+    if (!e->note.len)
         return;
     if (b->len && b->s[b->len - 1] != '\n')
         mc_buf_addc(b, '\n');
     mc_buf_adds(b, "! ");
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)e->note.s[i];
-        mc_buf_addc(b, c < ' ' || c == 0x7f ? ' ' : (char)c);
-    }
+    mc_hit_note_line(e, b);
 }
 
 /* The expansion of a hit on entry E: its variant at VPATH (mc_malloc'd),
@@ -598,7 +593,7 @@ fast_hit(const struct mc_target *t, const char *source,
         goto out;
     }
     if (note)
-        mc_info("%s: %s", source, note + (*note == '\n' ? 3 : 2));
+        mc_hit_say_line(source, note + (*note == '\n' ? 3 : 2));
     mc_cache_touch_key(cache, key, mtime);
     hit = 1;
 out:
@@ -692,8 +687,6 @@ expand_unit(const char *source, char **opts, unsigned int nopts)
     conf_ok = 1;
     if (set_vpath())
         goto out;
-    /* A file the build makes is no error: make makes it first. */
-    mc_target_allow_made(1);
     if (mc_target_parse_marked(&t, source, opts, nopts, &base, &err)) {
         mc_plugin_fail("%s%s%s", err.code == MC_ESYNTAX ? "" : source,
                        err.code == MC_ESYNTAX || !*source ? "" : ": ",

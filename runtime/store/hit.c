@@ -33,19 +33,33 @@ mc_hit_fits(const struct mc_target *t, const char *source,
 }
 
 void
-mc_hit_say_note(const char *source, const struct mc_entry *e)
+mc_hit_note_line(const struct mc_entry *e, struct mc_buf *out)
 {
-    char line[1024];
-    size_t i, n = e->note.len < sizeof(line) - 1 ? e->note.len
-                                                 : sizeof(line) - 1;
+    size_t i, n = e->note.len < MC_HIT_NOTE_MAX ? e->note.len
+                                                : MC_HIT_NOTE_MAX;
 
-    if (!n)
-        return;
     /* One line of printable text, whoever wrote the entry. */
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)e->note.s[i];
-        line[i] = c < ' ' || c == 0x7f ? ' ' : (char)c;
+        mc_buf_addc(out, c < ' ' || c == 0x7f ? ' ' : (char)c);
     }
-    line[n] = '\0';
+}
+
+void
+mc_hit_say_line(const char *source, const char *line)
+{
     mc_info("%s: %s", source, line);
+}
+
+void
+mc_hit_say_note(const char *source, const struct mc_entry *e)
+{
+    struct mc_buf line = MC_BUF_INIT;
+
+    if (!e->note.len)
+        return;
+    mc_hit_note_line(e, &line);
+    if (!mc_buf_status(&line))
+        mc_hit_say_line(source, line.s);
+    mc_buf_release(&line);
 }

@@ -35,4 +35,17 @@ int mc_hit_fits(const struct mc_target *t, const char *source,
  */
 void mc_hit_say_note(const char *source, const struct mc_entry *e);
 
+/* The most of a note that is said: 1 KiB with its NUL. */
+#define MC_HIT_NOTE_MAX 1023
+
+/* E's note as it is said, appended to OUT: its first MC_HIT_NOTE_MAX
+ * bytes, each control character a space (one line of printable text,
+ * whoever wrote the entry). A hit that does not read E keeps this line
+ * in the variant's record (unit.c). */
+void mc_hit_note_line(const struct mc_entry *e, struct mc_buf *out);
+
+/* Say LINE, a note as mc_hit_note_line() made it, naming SOURCE, as
+ * mc_hit_say_note() says one. */
+void mc_hit_say_line(const char *source, const char *line);
+
 #endif /* MC_HIT_H */
