@@ -106,14 +106,91 @@ dry_run(void)
     return dry;
 }
 
-/* A make variable of any origin (CC has a built-in default). */
+/*
+ * The five make variables a unit's build reads ($(CC) or its language's
+ * compiler, $(CPPFLAGS), its flags, $(LDFLAGS), $(LDLIBS)), expanded by
+ * one gmk_expand() at the first ask for the compiler: a hit pays one
+ * expansion, not five. Each value is handed out once; a name not among
+ * them, or values that hold the separator, are expanded on their own.
+ */
+#define PREFETCH_N 5
+struct prefetch {
+    const char *name[PREFETCH_N];
+    char *value[PREFETCH_N];
+    int done;
+};
+
+/* Fill P with its variables' values; nothing when they cannot be told
+ * apart (a value holding the separator). */
+static void
+prefetch_fill(struct prefetch *p)
+{
+    char ref[PREFETCH_N * 24], *r = ref, *v, *s, *sep;
+    size_t n;
+    int i, ok = 1;
+
+    p->done = 1;
+    /* "$(CC)\x1f$(CPPFLAGS)...", without printf: the names are short. */
+    for (i = 0; i < PREFETCH_N; i++) {
+        n = strlen(p->name[i]);
+        if (n > 20)
+            return;
+        if (i)
+            *r++ = '\x1f';
+        memcpy(r, "$(", 2);
+        memcpy(r + 2, p->name[i], n);
+        r[2 + n] = ')';
+        r += n + 3;
+    }
+    *r = '\0';
+    if (!(v = gmk_expand(ref)))
+        return;
+    for (i = 0, s = v; ok && i < PREFETCH_N; i++) {
+        sep = strchr(s, '\x1f');
+        if ((sep != NULL) != (i < PREFETCH_N - 1)) {
+            ok = 0; /* a value holds the separator */
+            break;
+        }
+        if (sep)
+            *sep = '\0';
+        ok = (p->value[i] = mc_strdup(s)) != NULL;
+        if (sep)
+            s = sep + 1;
+    }
+    for (i = 0; !ok && i < PREFETCH_N; i++) {
+        mc_free(p->value[i]);
+        p->value[i] = NULL;
+    }
+    gmk_free(v);
+}
+
+static void
+prefetch_release(struct prefetch *p)
+{
+    int i;
+
+    for (i = 0; i < PREFETCH_N; i++)
+        mc_free(p->value[i]);
+}
+
+/* A make variable of any origin (CC has a built-in default); CTX, when
+ * not NULL, the unit's struct prefetch. */
 static char *
 any_var(const char *name, void *ctx)
 {
+    struct prefetch *p = ctx;
     char small[64], *ref = small, *v, *res = NULL;
     size_t n = strlen(name);
+    int i;
 
-    (void)ctx;
+    if (p && !p->done && !strcmp(name, p->name[0]))
+        prefetch_fill(p);
+    for (i = 0; p && i < PREFETCH_N; i++)
+        if (p->value[i] && !strcmp(name, p->name[i])) {
+            res = p->value[i];
+            p->value[i] = NULL;
+            return res;
+        }
     /* "$(NAME)": a call per variable and unit, without printf. */
     if (n + 4 > sizeof(small) && !(ref = mc_malloc(n + 4)))
         return NULL;
@@ -458,19 +535,25 @@ key_unit(struct mc_target *t, const char *source, char key[MC_KEY_HEX + 1],
 {
     struct mc_err err = MC_ERR_INIT;
     struct mc_key_versions versions;
-    int from_db = 0;
+    const struct mc_lang_info *lang = mc_lang_get(t->lang);
+    struct prefetch vars = {{lang->cc_var, "CPPFLAGS", lang->flags_var,
+                             "LDFLAGS", "LDLIBS"},
+                            {NULL},
+                            0};
+    int from_db = 0, rc = 0;
 
     mc_key_versions_current(&versions);
-    if (mc_target_resolve_build(t, any_var, NULL, &from_db, &err) ||
+    if (mc_target_resolve_build(t, any_var, &vars, &from_db, &err) ||
         set_gpu(t, no_gpu, &err) ||
         mc_native_set_target(t, 0, NULL, &err) ||
         mc_target_key_with(t, &versions,
                            mc_log_get_level() == MC_LOG_VERBOSE, key,
                            &err)) {
         mc_plugin_fail("%s: %s", source, err.msg);
-        return -1;
+        rc = -1;
     }
-    return 0;
+    prefetch_release(&vars);
+    return rc;
 }
 
 /* Count S for T in the cache directory DIR, unless T's MAXCODE_STATS

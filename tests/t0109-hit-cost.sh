@@ -12,7 +12,8 @@
 # what the faster checks must still see: a variant edited by hand, a
 # record from an older maxcode (a regular file), a changed header, an
 # entry written again, a cache directory reached through a link, a
-# linked shard directory in it.
+# linked shard directory in it; and a build variable whose value holds
+# the byte the plugin reads the five apart by.
 . "$MC_SRCDIR/tests/lib.sh"
 
 export MAXCODE_BUDGET=1
@@ -143,6 +144,21 @@ test_expect_success 'a linked shard directory in the cache is not followed' '
   grep -q "src/f1.c" "$TRASH/out" &&
   ! grep -q "\.maxcode/" "$TRASH/out" &&
   grep -q "is a symbolic link" "$TRASH/err"
+'
+
+# The plugin reads the five build variables with one expansion, their
+# values apart by a control character; a value that holds it is read on
+# its own, whole: 7 bytes in the key (the log shows the byte as "?"),
+# the other values unchanged.
+test_expect_success 'a flag holding the separator of the build variables' '
+  mkdir "$TRASH/sep" && cd "$TRASH/sep" && us=$(printf "\037") &&
+  echo "int f(int x) { return x + 1; }" >a.c &&
+  { echo "load $PLUGIN"; echo "CPPFLAGS = -DP=1"
+    echo "CFLAGS = -O2 -DQ=a${us}b"; echo "LDLIBS = -lm"
+    echo "all: \$(maxcode a.c) ; @:"; } >Makefile &&
+  MAXCODE_LOG=verbose MAXCODE_MODE=cache run_make -n >out 2>&1 &&
+  grep -F "key: flag = [7] -DQ=a?b" out &&
+  grep -F "key: flag = [5] -DP=1" out && grep -F "key: ldlib = [3] -lm" out
 '
 
 test_done

@@ -194,8 +194,10 @@ beside(const char *path, const char *name, struct mc_buf *b)
 {
     const char *slash = strrchr(path, '/');
 
-    return mc_buf_addf(b, "%.*s/%s", slash ? (int)(slash - path) : 1,
-                       slash ? path : ".", name);
+    /* "%.*s/%s", without printf: a hit makes it. */
+    mc_buf_add(b, slash ? path : ".", slash ? (size_t)(slash - path) : 1);
+    mc_buf_addc(b, '/');
+    return mc_buf_adds(b, name);
 }
 
 /* The .written record of the file at PATH, whose status is ST, written

@@ -172,7 +172,8 @@ hash_files(struct mc_hash *h, const struct mc_target *t, const char *name,
     enum mc_code rc = MC_OK;
     size_t i;
 
-    snprintf(field, sizeof(field), "%s-name", name);
+    if (list->n) /* a unit without such files pays no printf */
+        snprintf(field, sizeof(field), "%s-name", name);
     for (i = 0; i < list->n && !rc; i++) {
         mc_hash_field_str(h, field, mc_path_in_dir(list->v[i], cwd));
         if (mc_strv_contains(&t->made, list->v[i]))

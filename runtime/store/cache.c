@@ -307,47 +307,71 @@ mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
     return rc;
 }
 
+/* Write V in decimal at P, at least WIDTH digits (zeros before); the
+ * end. P has room for 20. */
+static char *
+put_dec(char *p, unsigned long long v, int width)
+{
+    char d[20];
+    int n = 0;
+
+    do {
+        d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && n < (int)sizeof(d));
+    while (n < width && n < (int)sizeof(d))
+        d[sizeof(d) - 1 - n++] = '0';
+    memcpy(p, d + sizeof(d) - n, (size_t)n);
+    return p + n;
+}
+
 enum mc_code
 mc_cache_origin(struct mc_cache *c, const char *key,
                 char origin[MC_CACHE_ORIGIN_MAX], time_t *mtime)
 {
-    struct mc_buf path = MC_BUF_INIT;
+    /* "ab/cd/abcd....mce", under the cache directory, without printf: a
+     * hit makes it. */
+    char rel[6 + MC_KEY_HEX + 5], *o = origin;
     enum mc_code rc = MC_ENOENT;
     struct statx sx;
     int dirfd, own;
 
-    if (mc_cache_path(c, key, ".mce", &path))
-        return MC_ENOMEM;
+    if (strlen(key) != MC_KEY_HEX)
+        return MC_EINVAL;
+    memcpy(rel, key, 2);
+    rel[2] = '/';
+    memcpy(rel + 3, key + 2, 2);
+    rel[5] = '/';
+    memcpy(rel + 6, key, MC_KEY_HEX);
+    memcpy(rel + 6 + MC_KEY_HEX, ".mce", 5);
     dirfd = dir_fd(c->dir, &own);
     /* No link followed at the end; a linked shard directory leads to a
      * file whose identity is compared, never trusted for its content. */
     if (dirfd >= 0 &&
-        !statx(dirfd, path.s + strlen(c->dir) + 1,
-               AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+        !statx(dirfd, rel, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME |
                    STATX_BTIME,
                &sx) &&
         (sx.stx_mask & STATX_BTIME) && S_ISREG(sx.stx_mode)) {
-        struct mc_buf o = MC_BUF_INIT;
-
-        /* "%llu %llu %lld.%09u", without printf: a hit makes it. */
-        mc_buf_addu(&o, (unsigned long long)sx.stx_ino, 0);
-        mc_buf_addc(&o, ' ');
-        mc_buf_addu(&o, (unsigned long long)sx.stx_size, 0);
-        mc_buf_addc(&o, ' ');
-        mc_buf_addu(&o, (unsigned long long)sx.stx_btime.tv_sec, 0);
-        mc_buf_addc(&o, '.');
-        mc_buf_addu(&o, sx.stx_btime.tv_nsec, 9);
-        if (!mc_buf_status(&o) && o.len < MC_CACHE_ORIGIN_MAX) {
-            memcpy(origin, o.s, o.len + 1);
+        /* "%llu %llu %lld.%09u": 4 * 20 + 3 > MC_CACHE_ORIGIN_MAX only
+         * for numbers no file system gives; a birth time before 1970
+         * is not one either (refused, as a miss of this path). */
+        if (sx.stx_btime.tv_sec >= 0 && sx.stx_ino < 1ULL << 60 &&
+            sx.stx_size < 1ULL << 60) {
+            o = put_dec(o, (unsigned long long)sx.stx_ino, 0);
+            *o++ = ' ';
+            o = put_dec(o, (unsigned long long)sx.stx_size, 0);
+            *o++ = ' ';
+            o = put_dec(o, (unsigned long long)sx.stx_btime.tv_sec, 0);
+            *o++ = '.';
+            o = put_dec(o, sx.stx_btime.tv_nsec, 9);
+            *o = '\0';
             *mtime = (time_t)sx.stx_mtime.tv_sec;
             rc = MC_OK;
         }
-        mc_buf_release(&o);
     }
     if (own)
         close(dirfd);
-    mc_buf_release(&path);
     return rc;
 }
 
