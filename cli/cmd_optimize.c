@@ -57,6 +57,8 @@
 #include "prompt.h"
 #include "reads.h"
 #include "record_includes.h"
+#include "launch.h"
+#include "optimize_store.h"
 #include "remote.h"
 #include "sign.h"
 #include "spawn.h"
@@ -75,6 +77,10 @@ struct opts {
     const char *made; /* --made: the files make had not made yet when
                        * it computed --key */
     struct mc_target_setup_build build; /* --cc, --flags, ... */
+    int launch; /* --launch: search through MAXCODE_LAUNCHER */
+    int print_native; /* --print-native: the native architecture that
+                       * isa=native resolves to here, on stdout (what
+                       * --launch asks a node) */
     int first_arg; /* index of SOURCE in argv */
 };
 
@@ -93,6 +99,14 @@ parse_opts(int argc, char **argv, struct opts *o)
         }
         if (argv[i][0] != '-')
             break;
+        if (!strcmp(argv[i], "--launch")) {
+            o->launch = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--print-native")) {
+            o->print_native = 1;
+            continue;
+        }
         if (!strcmp(argv[i], "--key"))
             dst = &o->key;
         else if (!strcmp(argv[i], "--cc"))
@@ -123,57 +137,6 @@ parse_opts(int argc, char **argv, struct opts *o)
         return mc_usage_error("optimize: --key '%s' is not a key", o->key);
     o->first_arg = i;
     return 0;
-}
-
-/*
- * MAXCODE_MODE=verify: re-check the cached variant E with the executor
- * before it is used. A variant that is the original needs no check; one
- * that fails is replaced, in E, by the original.
- */
-static void
-verify_entry(struct mc_target *t, const char *cache_dir, struct mc_entry *e)
-{
-    struct mc_err err = MC_ERR_INIT;
-    struct mc_feedback fb;
-    struct mc_eval ev;
-    int ok = 0;
-
-    if (e->variant.len == t->text.len &&
-        !memcmp(e->variant.s, t->text.s, t->text.len))
-        return;
-    mc_feedback_init(&fb);
-    if (mc_eval_init(&ev, t, cache_dir, &err) == MC_OK &&
-        mc_eval_candidate(&ev, e->variant.s, e->variant.len,
-                          strcmp(mc_target_get(t, MC_OPT_SANITIZE), "0"), 0,
-                          &fb, &err) == MC_OK)
-        ok = fb.correct;
-    mc_eval_release(&ev);
-    if (ok) {
-        mc_info("%s: cached variant %s verified", t->source, e->key);
-    } else {
-        mc_info("%s: cached variant %s failed verification (%s); using the "
-                "original", t->source, e->key,
-                err.code ? err.msg : fb.detail.s);
-        mc_buf_reset(&e->variant);
-        mc_buf_add(&e->variant, t->text.s, t->text.len);
-    }
-    mc_feedback_release(&fb);
-}
-
-/* Trim the cache when it has grown past MAXCODE_MAX_SIZE: down to 90%,
- * so that not every store trims. */
-static void
-auto_trim(struct mc_cache *c, const struct mc_conf *conf)
-{
-    struct mc_cache_items items;
-    unsigned long long max = 0;
-
-    if (mc_conf_parse_size(mc_conf_get(conf, MC_SET_MAX_SIZE), &max) ||
-        mc_cache_scan(c, &items, NULL))
-        return;
-    if (items.total > max)
-        mc_cache_trim(c, max / 10 * 9, NULL, NULL);
-    mc_cache_items_release(&items);
 }
 
 /*
@@ -225,6 +188,8 @@ struct run {
     const struct mc_search_node *best; /* the confirmed winner, or NULL */
     struct mc_manifest_outcome oc;
     struct mc_stats d;          /* the counters this run adds */
+    int launched;               /* --launch: a search was launched */
+    struct mc_launch launch;    /* how it ended */
 };
 
 static void
@@ -244,6 +209,7 @@ run_init(struct run *r)
     mc_buf_init(&r->vpath);
     mc_buf_init(&r->src);
     mc_buf_init(&r->flags_warning);
+    mc_buf_init(&r->launch.why);
 }
 
 static void
@@ -263,6 +229,7 @@ run_release(struct run *r)
     mc_buf_release(&r->vpath);
     mc_buf_release(&r->src);
     mc_buf_release(&r->flags_warning);
+    mc_buf_release(&r->launch.why);
 }
 
 /* A CUDA target: the device probe this machine remembers for its boot,
@@ -408,6 +375,53 @@ step_set_up(struct run *r, int argc, char **argv)
     return status ? status : STEP_NEXT;
 }
 
+/*
+ * --launch, in a mode that searches: the search runs through
+ * MAXCODE_LAUNCHER (launch.h), under the key computed here (with the
+ * nodes' architecture for isa=native), before any lock is taken here
+ * (the node takes the key's lock where it searches, which may be this
+ * cache); then this run is mode cache's lookup of what it stored. A
+ * launcher that failed is said in the outcome line and counted; the
+ * build goes on with the original, or with the entry if the remote
+ * cache has it.
+ */
+static int
+step_launch(struct run *r, int argc, char **argv)
+{
+    const char *launcher = mc_conf_get(&r->t->conf, MC_SET_LAUNCHER);
+    struct mc_err err = MC_ERR_INIT;
+    char key[MC_KEY_HEX + 1];
+
+    if (r->o.print_native) {
+        printf("%s\n", r->t->native_arch ? r->t->native_arch : "");
+        return 0;
+    }
+    if (!r->o.launch || !*launcher || !strcmp(r->mode, "cache") ||
+        !strcmp(r->mode, "verify"))
+        return STEP_NEXT;
+    if (!strcmp(mc_target_get(r->t, MC_OPT_ISA), "native") &&
+        !r->t->native_arch)
+        r->native_now = mc_launch_native(r->t, launcher, argc, argv,
+                                         r->o.first_arg);
+    if (mc_target_key(r->t, 0, key, &err)) {
+        mc_error("%s: %s", r->t->source, err.msg);
+        return 1;
+    }
+    /* make keyed it before the nodes' architecture was known (this run
+     * or another asked a node since): the search is under the resolved
+     * key, this build's variant at make's. */
+    if (r->o.key && strcmp(r->o.key, key) &&
+        !strcmp(mc_target_get(r->t, MC_OPT_ISA), "native"))
+        r->native_now = 1;
+    mc_launch_search(launcher, argc, argv, r->o.first_arg, key,
+                     &r->launch);
+    r->launched = 1;
+    r->d.n[MC_STAT_LAUNCHED] = 1;
+    r->d.n[MC_STAT_LAUNCH_FAILURES] = r->launch.failed;
+    r->mode = "cache";
+    return STEP_NEXT;
+}
+
 /* make's --key differs from the key computed here: keep make's, and
  * say why (the next make run keys the target afresh). */
 static void
@@ -542,7 +556,7 @@ step_look_up(struct run *r)
     }
     if (hit) {
         if (!strcmp(r->mode, "verify"))
-            verify_entry(r->t, r->cache.dir, &r->e);
+            mc_optimize_verify_entry(r->t, r->cache.dir, &r->e);
         /* Its note may say what check_recipe_flags() said already. */
         if (!r->flags_warning.len ||
             !memmem(r->e.note.s ? r->e.note.s : "", r->e.note.len,
@@ -553,6 +567,28 @@ step_look_up(struct run *r)
     }
     mc_entry_release(&r->e);
     mc_entry_init(&r->e);
+    if (r->launched && r->launch.failed) {
+        /* What the scheduler said, in the outcome line. */
+        snprintf(r->why, sizeof(r->why), "the search launcher failed: %s",
+                 r->launch.why.s ? r->launch.why.s : "");
+        r->reason = r->why;
+        r->store = 0;
+        r->benign = 1;
+        return STEP_NEXT;
+    }
+    if (r->launched) {
+        /* The nodes' architecture may have changed since it was
+         * remembered: the next build asks a node again. */
+        if (!strcmp(mc_target_get(r->t, MC_OPT_ISA), "native") &&
+            !r->native_now)
+            mc_native_forget(r->t);
+        r->store = 0;
+        r->benign = 1;
+        r->reason = "the launched search stored nothing that this "
+                    "machine can fetch (is MAXCODE_REMOTE shared with "
+                    "the nodes?)";
+        return STEP_NEXT;
+    }
     if (!strcmp(r->mode, "cache") && r->o.key) {
         /* Never search; the rule's target is the original. */
         r->store = 0;
@@ -869,7 +905,7 @@ step_store(struct run *r)
     }
     count(r);
     if (r->d.n[MC_STAT_STORES])
-        auto_trim(&r->cache, &r->t->conf);
+        mc_optimize_auto_trim(&r->cache, &r->t->conf);
     return STEP_NEXT;
 }
 
@@ -928,6 +964,8 @@ mc_cmd_optimize(int argc, char **argv)
     if (status)
         goto out;
     status = step_set_up(&r, argc, argv);
+    if (status == STEP_NEXT)
+        status = step_launch(&r, argc, argv);
     if (status == STEP_NEXT)
         status = step_lock(&r);
     if (status == STEP_NEXT)

@@ -130,6 +130,13 @@ print_table(const struct mc_stats *s, const char *dir, const char *remote)
     count_row(2, "Candidates evaluated:", n[MC_STAT_CANDIDATES], 0);
     duration(n[MC_STAT_SEARCH_MS], v, sizeof(v));
     row(2, "Time searching:", v, -1, 0);
+    /* Searches sent through MAXCODE_LAUNCHER (where make runs): their
+     * candidates and time are counted where they ran. */
+    if (n[MC_STAT_LAUNCHED]) {
+        count_row(2, "Launched:", n[MC_STAT_LAUNCHED], 0);
+        count_row(4, "Launcher failures:", n[MC_STAT_LAUNCH_FAILURES],
+                  (double)n[MC_STAT_LAUNCHED]);
+    }
     printf("Model:\n");
     count_row(2, "Requests:", n[MC_STAT_LLM_REQUESTS], 0);
     count_row(2, "Tokens in:", n[MC_STAT_TOKENS_IN], 0);

@@ -325,16 +325,18 @@ add_list_opt(struct mc_buf *cmd, const char *opt, const struct mc_strv *list)
  * it runs the recipe (add_recipe()). */
 #define RECIPE_FLAGS '\001'
 
-/* Append `maxcode optimize` of T for KEY in MODE to CMD. */
+/* Append `maxcode optimize` of T for KEY in MODE to CMD; LAUNCH: through
+ * MAXCODE_LAUNCHER (--launch). */
 static void
 add_optimize(struct mc_buf *cmd, const struct mc_target *t, const char *key,
-             const char *mode)
+             const char *mode, int launch)
 {
     struct mc_strv args = MC_STRV_INIT;
     size_t i;
 
     mc_shell_quote(cmd, command_path());
-    mc_buf_addf(cmd, " optimize --key %s --cc ", key);
+    mc_buf_addf(cmd, " optimize%s --key %s --cc ", launch ? " --launch" : "",
+                key);
     mc_shell_quote(cmd, t->compiler);
     add_list_opt(cmd, "--flags", &t->flags);
     if (t->linker) {
@@ -408,19 +410,12 @@ emit_rule(const struct mc_target *t, const char *key, const char *vpath,
         gmk_eval(".PHONY: .maxcode-force\n.maxcode-force:", NULL);
         force_emitted = 1;
     }
-    /* The command, as the shell will see it; with MAXCODE_LAUNCHER the
-     * search runs through it (srun ...), and the recipe then fetches
-     * the result from the remote cache. */
+    /* The command, as the shell will see it; with MAXCODE_LAUNCHER
+     * (--launch) it runs the search through the launcher (srun ...) and
+     * then fetches the result from the cache, or keeps the original
+     * when the launcher fails (cli/launch.h). */
     add_make_settings(&cmd, &t->conf);
-    if (*launcher && strcmp(mode, "cache")) {
-        mc_buf_addf(&cmd, "%s ", launcher);
-        add_optimize(&cmd, t, key, mode);
-        mc_buf_adds(&cmd, " >/dev/null && ");
-        add_make_settings(&cmd, &t->conf);
-        add_optimize(&cmd, t, key, "cache");
-    } else {
-        add_optimize(&cmd, t, key, mode);
-    }
+    add_optimize(&cmd, t, key, mode, *launcher && strcmp(mode, "cache"));
     /* The rule, each name escaped for make (check_rule_words()). */
     add_make_word(&rule, vpath, 1);
     mc_buf_adds(&rule, ": ");

@@ -91,14 +91,23 @@ cpu_hex(void)
     return hex;
 }
 
-/* CACHE_DIR/native/MACHINE-HEX.arch for compiler identity IDENT. */
+/* CACHE_DIR/native/MACHINE-HEX.arch for compiler identity IDENT; with
+ * LAUNCHER (MAXCODE_LAUNCHER, not ""), the machines are the launcher's
+ * nodes: MACHINE is "launcher-" and 16 hex digits of its hash. */
 static enum mc_code
-remembered_path(const char *cache_dir, const char *ident, struct mc_buf *p)
+remembered_path(const char *cache_dir, const char *ident,
+                const char *launcher, struct mc_buf *p)
 {
     char machine[128], hex[MC_KEY_HEX + 1];
     struct mc_digest d;
 
-    mc_machine_id(machine, sizeof(machine));
+    if (*launcher) {
+        mc_hash_buffer(launcher, strlen(launcher), &d);
+        mc_digest_hex(&d, hex);
+        snprintf(machine, sizeof(machine), "launcher-%.16s", hex);
+    } else {
+        mc_machine_id(machine, sizeof(machine));
+    }
     mc_hash_buffer(ident, strlen(ident), &d);
     mc_digest_hex(&d, hex);
     mc_buf_addf(p, "%s/native/%s-%s.arch", cache_dir, machine, hex);
@@ -125,22 +134,29 @@ recall(const char *cache_dir, const char *path, char *arch, size_t cap)
     mc_buf_release(&b);
 }
 
-/* Resolve -march=native for COMPILER into ARCH and remember it at PATH. */
+/* Remember ARCH at PATH. */
 static void
-resolve(const char *compiler, const char *path, char *arch, size_t cap)
+remember(const char *path, const char *arch)
 {
     struct mc_err err = MC_ERR_INIT;
     struct mc_buf line = MC_BUF_INIT;
 
-    mc_native_march(compiler, arch, cap);
-    if (!arch[0])
-        snprintf(arch, cap, "cpu-%.16s", cpu_hex());
     mc_buf_addf(&line, "%s %s\n", arch, cpu_hex());
     if (mc_buf_status(&line) || mc_file_mkdirs_for(path, &err) ||
         mc_file_write_atomic(path, line.s, line.len, &err))
         mc_verbose("the native architecture is not remembered: %s",
                    err.code ? err.msg : "out of memory");
     mc_buf_release(&line);
+}
+
+/* Resolve -march=native for COMPILER into ARCH and remember it at PATH. */
+static void
+resolve(const char *compiler, const char *path, char *arch, size_t cap)
+{
+    mc_native_march(compiler, arch, cap);
+    if (!arch[0])
+        snprintf(arch, cap, "cpu-%.16s", cpu_hex());
+    remember(path, arch);
 }
 
 /* -march=X (X not native) in gcc's -v output TEXT, else clang's
@@ -191,33 +207,80 @@ mc_native_march(const char *compiler, char *arch, size_t cap)
     mc_strv_release(&argv);
 }
 
+/* Where T's native architecture is remembered (remembered_path()). */
+static enum mc_code
+native_path(const struct mc_target *t, struct mc_buf *path,
+            struct mc_err *err)
+{
+    const char *ident;
+    enum mc_code rc;
+
+    rc = mc_compiler_identity(t->compiler ? t->compiler : "",
+                              mc_conf_get(&t->conf, MC_SET_COMPILER_CHECK),
+                              mc_conf_get(&t->conf, MC_SET_CACHE_DIR),
+                              &ident, err);
+    if (rc)
+        return rc;
+    if (remembered_path(mc_conf_get(&t->conf, MC_SET_CACHE_DIR), ident,
+                        mc_conf_get(&t->conf, MC_SET_LAUNCHER), path))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    return MC_OK;
+}
+
+enum mc_code
+mc_native_remember(const struct mc_target *t, const char *arch,
+                   struct mc_err *err)
+{
+    struct mc_buf path = MC_BUF_INIT;
+    enum mc_code rc;
+    size_t n = strspn(arch, arch_chars);
+
+    if (!n || arch[n] || n >= MC_NATIVE_ARCH_MAX)
+        return mc_err_set(err, MC_EINVAL, "'%.80s' is no architecture",
+                          arch);
+    rc = native_path(t, &path, err);
+    if (!rc)
+        remember(path.s, arch);
+    mc_buf_release(&path);
+    return rc;
+}
+
+void
+mc_native_forget(const struct mc_target *t)
+{
+    struct mc_buf path = MC_BUF_INIT;
+
+    if (!native_path(t, &path, NULL))
+        unlink(path.s);
+    mc_buf_release(&path);
+}
+
 enum mc_code
 mc_native_host(const struct mc_target *t, int resolve_now, char *arch,
                size_t cap, int *now, struct mc_err *err)
 {
     const char *dir = mc_conf_get(&t->conf, MC_SET_CACHE_DIR);
-    const char *compiler = t->compiler ? t->compiler : "";
+    const char *launcher = mc_conf_get(&t->conf, MC_SET_LAUNCHER);
     struct mc_buf path = MC_BUF_INIT;
-    const char *ident;
     enum mc_code rc;
 
     arch[0] = '\0';
-    if (hook()) {
+    /* The hook is this machine's; the launcher's nodes answer for
+     * themselves (with the hook of their environment, if any). */
+    if (hook() && !*launcher) {
         snprintf(arch, cap, "%s", hook());
         return MC_OK;
     }
-    rc = mc_compiler_identity(compiler,
-                              mc_conf_get(&t->conf, MC_SET_COMPILER_CHECK),
-                              dir, &ident, err);
-    if (rc)
-        return rc;
-    if (remembered_path(dir, ident, &path)) {
+    rc = native_path(t, &path, err);
+    if (rc) {
         mc_buf_release(&path);
-        return mc_err_set(err, MC_ENOMEM, "out of memory");
+        return rc;
     }
     recall(dir, path.s, arch, cap);
-    if (!arch[0] && resolve_now) {
-        resolve(compiler, path.s, arch, cap);
+    /* The launcher's nodes are resolved through it (the command's
+     * --launch), never here. */
+    if (!arch[0] && resolve_now && !*launcher) {
+        resolve(t->compiler ? t->compiler : "", path.s, arch, cap);
         if (now)
             *now = 1;
     }

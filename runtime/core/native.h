@@ -13,7 +13,10 @@
  * result is remembered, and make's thread (the plugin) only reads it:
  *
  *   CACHE_DIR/native/MACHINE-HEX.arch
- *     MACHINE   = /etc/machine-id, else the host name (as for CUDA)
+ *     MACHINE   = /etc/machine-id, else the host name (as for CUDA);
+ *                 with MAXCODE_LAUNCHER, "launcher-" and 16 hex digits
+ *                 of the launcher's hash: its nodes' architecture,
+ *                 resolved on a node through the launcher
  *     HEX       = XXH3-128 of the compiler identity (compiler.h)
  *     arch-file = ARCH SP CPU LF
  *     ARCH      = 1*(ALPHA / DIGIT / "-" / "_" / "." / "+")
@@ -26,8 +29,9 @@
  * target("...arch=X...") attribute) for some X: mc_native_check_variant()
  * tells whether this machine may run it.
  *
- * Test hook: MAXCODE_NATIVE_ARCH=NAME is the resolved value, everywhere;
- * nothing is resolved or remembered then.
+ * Test hook: MAXCODE_NATIVE_ARCH=NAME is the resolved value, everywhere
+ * but for a launcher's nodes (whose own environment says); nothing is
+ * resolved or remembered then.
  */
 #ifndef MC_NATIVE_H
 #define MC_NATIVE_H
@@ -56,6 +60,17 @@ void mc_native_march(const char *compiler, char *arch, size_t cap);
 enum mc_code mc_native_host(const struct mc_target *t, int resolve,
                             char *arch, size_t cap, int *now,
                             struct mc_err *err);
+
+/*
+ * Remember ARCH (what mc_native_host() gives; refused with MC_EINVAL
+ * when it is not such a name) as the native architecture for T: of this
+ * machine, or with MAXCODE_LAUNCHER set, of the launcher's nodes, which
+ * `maxcode optimize --launch` resolves through the launcher. forget
+ * removes what is remembered for T (the nodes changed).
+ */
+enum mc_code mc_native_remember(const struct mc_target *t, const char *arch,
+                                struct mc_err *err);
+void mc_native_forget(const struct mc_target *t);
 
 /*
  * For a target with isa=native, set T->native_arch (hashed into its

@@ -30,7 +30,8 @@ static const char *const stat_names[MC_STAT__COUNT] = {
     "remote_stores", "remote_bytes_in", "remote_bytes_out",
     "fallback_no_speedup", "fallback_incorrect", "fallback_no_build",
     "fallback_no_model", "fallback_no_device", "fallback_budget",
-    "fallback_other", "search_ms", "remote_untrusted",
+    "fallback_other", "search_ms", "remote_untrusted", "launched",
+    "launch_failures",
 };
 
 const char *

@@ -130,6 +130,10 @@ enum mc_stat {
     MC_STAT_SEARCH_MS,   /* milliseconds spent in searches */
     MC_STAT_REMOTE_UNTRUSTED, /* entries from a remote or an archive
                                * refused: not signed by a trusted key */
+    MC_STAT_LAUNCHED,        /* searches run through MAXCODE_LAUNCHER */
+    MC_STAT_LAUNCH_FAILURES, /* of those, the launcher failed (the
+                              * original was used unless the remote
+                              * cache had the entry) */
     MC_STAT__COUNT
 };
 

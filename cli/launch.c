@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * launch.c: a search run through MAXCODE_LAUNCHER (launch.h).
+ */
+#include "mc_setup.h"
+#include "launch.h"
+#include "log.h"
+#include "native.h"
+#include "spawn.h"
+#include "strv.h"
+
+extern char **environ;
+
+/* The last line of the launcher's stderr ERR (LEN bytes) that is not
+ * maxcode's own (the node's search says "maxcode: ..."): the scheduler's
+ * message, control bytes shown as '?', 240 bytes at most. */
+static int
+last_foreign_line(const char *err, size_t len, struct mc_buf *why)
+{
+    const char *end = err + len, *s, *e;
+
+    while (end > err) {
+        while (end > err && (end[-1] == '\n' || end[-1] == ' '))
+            end--;
+        for (s = end; s > err && s[-1] != '\n'; s--)
+            ;
+        if (end > s && strncmp(s, "maxcode:", 8)) {
+            for (e = s; e < end && e - s < 240; e++)
+                mc_buf_addc(why, (unsigned char)*e < ' ' ? '?' : *e);
+            return 1;
+        }
+        end = s;
+    }
+    return 0;
+}
+
+/* Our environment less MAXCODE_LAUNCHER into ENV. */
+static enum mc_code
+node_env(struct mc_strv *env)
+{
+    char **e;
+
+    for (e = environ; *e; e++)
+        if (strncmp(*e, "MAXCODE_LAUNCHER=", 17) &&
+            mc_strv_push(env, *e))
+            return MC_ENOMEM;
+    return MC_OK;
+}
+
+void
+mc_launch_run(const char *launcher, char *const *argv, struct mc_buf *out,
+              struct mc_launch *l)
+{
+    struct mc_strv words = MC_STRV_INIT, env = MC_STRV_INIT;
+    static char *none[] = {NULL};
+    struct mc_spawn_opts o = {0};
+    struct mc_spawn_result res;
+    struct mc_err err = MC_ERR_INIT;
+    char self[PATH_MAX];
+    ssize_t n;
+    int oom;
+
+    l->failed = 1;
+    mc_spawn_result_init(&res);
+    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) {
+        mc_buf_adds(&l->why, "cannot tell this program's path");
+        goto out;
+    }
+    self[n] = '\0';
+    if (mc_shell_split(launcher, &words, &err) || !words.n) {
+        mc_buf_addf(&l->why, "MAXCODE_LAUNCHER '%s' is not a command",
+                    launcher);
+        goto out;
+    }
+    oom = mc_strv_push(&words, self) != MC_OK || node_env(&env) != MC_OK;
+    for (; *argv; argv++)
+        oom |= mc_strv_push(&words, *argv) != MC_OK;
+    if (oom) {
+        mc_buf_adds(&l->why, "out of memory");
+        goto out;
+    }
+    o.envp = env.v ? env.v : none;
+    if (mc_spawn(words.v, &o, &res, &err)) {
+        mc_buf_addf(&l->why, "%s", err.msg);
+        goto out;
+    }
+    if (res.err.len)
+        fwrite(res.err.s, 1, res.err.len, stderr);
+    if (out && res.out.len)
+        mc_buf_add(out, res.out.s, res.out.len);
+    if (res.exited && res.status == 0) {
+        l->failed = 0;
+        goto out;
+    }
+    if (!last_foreign_line(res.err.s ? res.err.s : "", res.err.len,
+                           &l->why)) {
+        if (res.exited)
+            mc_buf_addf(&l->why, "'%s' exited with status %d", words.v[0],
+                        res.status);
+        else
+            mc_buf_addf(&l->why, "'%s' was killed by signal %d",
+                        words.v[0], res.sig);
+    }
+out:
+    mc_spawn_result_release(&res);
+    mc_strv_release(&words);
+    mc_strv_release(&env);
+}
+
+/*
+ * The words a node runs for --launch: ARGV (its options before FIRST)
+ * less --launch, with KEY for --key's value (NULL: as given) and
+ * --print-native after the command name when PROBE, into OUT.
+ */
+static enum mc_code
+node_argv(int argc, char **argv, int first, const char *key, int probe,
+          struct mc_strv *out)
+{
+    int i, opt;
+
+    for (i = 0; i < argc; i++) {
+        opt = i > 0 && i < first; /* an option, not SOURCE's words */
+        if (opt && !strcmp(argv[i], "--launch"))
+            continue;
+        if (mc_strv_push(out, key && opt && !strcmp(argv[i - 1], "--key")
+                                  ? key
+                                  : argv[i]))
+            return MC_ENOMEM;
+        if (i == 0 && probe && mc_strv_push(out, "--print-native"))
+            return MC_ENOMEM;
+    }
+    return MC_OK;
+}
+
+int
+mc_launch_native(struct mc_target *t, const char *launcher, int argc,
+                 char **argv, int first)
+{
+    struct mc_strv words = MC_STRV_INIT;
+    struct mc_buf out = MC_BUF_INIT;
+    struct mc_launch l = {0, MC_BUF_INIT};
+    struct mc_err err = MC_ERR_INIT;
+
+    int known = 0;
+
+    if (node_argv(argc, argv, first, NULL, 1, &words)) {
+        mc_buf_adds(&l.why, "out of memory");
+        l.failed = 1;
+    } else {
+        mc_launch_run(launcher, words.v, &out, &l);
+    }
+    while (out.len && (out.s[out.len - 1] == '\n'))
+        out.s[--out.len] = '\0';
+    if (!l.failed && out.len &&
+        !mc_native_remember(t, out.s, &err) &&
+        !mc_native_set_target(t, 0, NULL, &err)) {
+        mc_verbose("%s: the launcher's nodes resolve -march=native to %s",
+                   t->source, out.s);
+        known = 1;
+    } else {
+        mc_info("%s: the native architecture of the launcher's nodes is "
+                "unknown (%s)", t->source,
+                l.failed ? l.why.s : err.code ? err.msg : "no answer");
+    }
+    mc_buf_release(&out);
+    mc_buf_release(&l.why);
+    mc_strv_release(&words);
+    return known;
+}
+
+void
+mc_launch_search(const char *launcher, int argc, char **argv, int first,
+                 const char *key, struct mc_launch *l)
+{
+    struct mc_strv words = MC_STRV_INIT;
+
+    if (node_argv(argc, argv, first, key, 0, &words)) {
+        mc_buf_adds(&l->why, "out of memory");
+        l->failed = 1;
+    } else {
+        mc_launch_run(launcher, words.v, NULL, l);
+    }
+    mc_strv_release(&words);
+}
