@@ -34,13 +34,20 @@ procs () {
 }
 
 # kill_leftovers: what a broken sandbox left running (a fork bomb goes on
-# forking): stop them all first, then kill them, by PID.
+# forking): stop them all first, then kill them, by PID. The stopping
+# ends when two rounds in a row find no process it has not stopped (a
+# stopped one forks no more), or after 100 rounds; not at 100 rounds
+# always, where what is left cannot fork (the marked sleeper below).
 kill_leftovers () {
-  i=0
-  while [ $i -lt 100 ]; do
+  i=0 calm=0 stopped=" "
+  while [ $i -lt 100 ] && [ $calm -lt 2 ]; do
     pids=$(procs) || true
     [ -n "$pids" ] || break
-    for p in $pids; do kill -STOP "$p" 2>/dev/null; done
+    calm=$((calm + 1))
+    for p in $pids; do
+      kill -STOP "$p" 2>/dev/null
+      case $stopped in *" $p "*) ;; *) stopped="$stopped$p " calm=0 ;; esac
+    done
     i=$((i + 1))
   done
   [ $i -gt 0 ] || return 0

@@ -6,13 +6,13 @@
 . "$MC_SRCDIR/tests/lib.sh"
 
 # The timing decides nothing asserted here: its rounds keep lib.sh's
-# shortest cap.
+# shortest cap, and the projects llm_small's inputs.
 export MAXCODE_CACHE_DIR="$TRASH/cache"
 
 # script FILE: every answer is the original (correct, no faster) and
 # reports 1000 tokens in and 500 out.
 script () {
-  python3 -c "
+  python3 -S -c "
 import json
 a = \"\`\`\`c\n\" + open(\"v/same.c\").read() + \"\`\`\`\n\"
 json.dump({\"rules\": [{\"responses\": [{\"usage\": {\"in\": 1000, \"out\": 500},
@@ -21,7 +21,8 @@ json.dump({\"rules\": [{\"responses\": [{\"usage\": {\"in\": 1000, \"out\": 500}
 
 test_expect_success 'max-tokens stops the search at the cap' '
   llm_project tok "strategy=flat, budget=8, critique=off, max-tokens=3000" &&
-  cd tok && script s.json && stub_start s.json && llm_env &&
+  llm_small tok && cd tok && script s.json && stub_start s.json &&
+  llm_env &&
   before=$(stat_of llm_requests) &&
   run_make >out 2>err &&
   contains err "max-tokens 3000 reached (3000 tokens) after 2 candidates" &&
@@ -35,7 +36,8 @@ test_expect_success 'max-tokens stops the search at the cap' '
 
 test_expect_success 'max-cost stops the search at the cap' '
   llm_project cost "strategy=flat, budget=8, critique=off, max-cost=0.02" &&
-  cd cost && script s.json && stub_start s.json && llm_env &&
+  llm_small cost && cd cost && script s.json && stub_start s.json &&
+  llm_env &&
   "$MAXCODE_BIN" stats --zero >/dev/null &&
   MAXCODE_PRICE_IN=2 MAXCODE_PRICE_OUT=10 run_make >out 2>err &&
   contains err "max-cost 0.02 reached (0.0210) after 3 candidates" &&
@@ -52,7 +54,8 @@ test_expect_success 'max-cost stops the search at the cap' '
 
 test_expect_success 'critic calls count against the cap too' '
   llm_project crit "strategy=flat, budget=8, max-tokens=4500" &&
-  cd crit && script s.json && stub_start s.json && llm_env &&
+  llm_small crit && cd crit && script s.json && stub_start s.json &&
+  llm_env &&
   run_make >out 2>err && contains err "max-tokens 4500 reached" &&
   "$MAXCODE_BIN" show hot.c --json >m &&
   json m "j[\"tokens_in\"] + j[\"tokens_out\"] <= 4500 + 1500" \
@@ -61,7 +64,8 @@ test_expect_success 'critic calls count against the cap too' '
 
 test_expect_success 'without a cap the whole budget is spent' '
   llm_project nocap "strategy=flat, budget=3, critique=off" &&
-  cd nocap && script s.json && stub_start s.json && llm_env &&
+  llm_small nocap && cd nocap && script s.json && stub_start s.json &&
+  llm_env &&
   run_make >out 2>err && test $(stub_requests) -eq 3 &&
   "$MAXCODE_BIN" show hot.c --json >m &&
   json m "j[\"candidates\"] == 3" "j[\"cost\"] == 0"

@@ -107,9 +107,11 @@ report_check () {
 	EOP
 }
 
+# What a search decides is read back from the page, never asserted: the
+# searches run on llm_small's inputs.
 test_expect_success 'two built-in searches: table, plots, points, diffs' '
-  llm_project one "proposer=builtin, budget=3" &&
-  llm_project two "proposer=builtin, budget=2" &&
+  llm_project one "proposer=builtin, budget=3" && llm_small one &&
+  llm_project two "proposer=builtin, budget=2" && llm_small two &&
   (cd one && run_make >out 2>err) && (cd two && run_make >out 2>err) &&
   "$MAXCODE_BIN" rollouts export -o ro.jsonl 2>/dev/null &&
   "$MAXCODE_BIN" report -o r.html 2>err &&
@@ -132,7 +134,7 @@ test_expect_success 'two built-in searches: table, plots, points, diffs' '
 # xss.c: fast.c with markup in a comment, as a model might write it.
 test_expect_success 'markup in a critique and in a variant is text' '
   export MAXCODE_CACHE_DIR="$TRASH/xss-cache" &&
-  llm_project xss "budget=2" && cd xss &&
+  llm_project xss "budget=2" && llm_small xss && cd xss &&
   sed "1a /* <script>alert(1)</script> & \"q\" '"'"'a'"'"' */" v/fast.c \
     >v/xss.c &&
   llm_script s.json "<script>alert(2)</script> \"q\" '"'"'a'"'"' &" -- \

@@ -32,11 +32,13 @@ table_row () {
 
 # search DIR OPTIONS FILES...: a model-driven search of llm_project DIR
 # with OPTIONS, the stub answering with FILES, from zeroed counters, in
-# a cache of its own (the projects share their key).
+# a cache of its own (the projects share their key); on llm_small's
+# inputs, as every project here: the counters do not depend on the
+# size of a run.
 search () {
   _d=$1 _o=$2; shift 2
   MAXCODE_CACHE_DIR=$TRASH/cache-$_d && export MAXCODE_CACHE_DIR &&
-  llm_project "$_d" "$_o" && cd "$_d" &&
+  llm_project "$_d" "$_o" && llm_small "$_d" && cd "$_d" &&
   llm_script s.json "" -- "$@" && stub_start s.json && llm_env &&
   "$MAXCODE_BIN" stats --zero && run_make >out 2>err && test -x prog
 }
@@ -69,7 +71,8 @@ test_expect_success 'no candidate builds: fallback_no_build' '
 '
 
 test_expect_success 'proposer=llm without an endpoint: fallback_no_model' '
-  llm_project nomodel "proposer=llm, budget=2" && cd nomodel &&
+  llm_project nomodel "proposer=llm, budget=2" && llm_small nomodel &&
+  cd nomodel &&
   "$MAXCODE_BIN" stats --zero && run_make >out 2>err && test -x prog &&
   only_reason fallback_no_model &&
   "$MAXCODE_BIN" stats >table && table_row table "No model:" "1  100.00 %"
@@ -78,7 +81,7 @@ test_expect_success 'proposer=llm without an endpoint: fallback_no_model' '
 test_expect_success 'max-tokens stops the search: fallback_budget' '
   llm_project capped \
     "strategy=flat, budget=8, critique=off, max-tokens=3000" &&
-  cd capped && python3 -c "
+  llm_small capped && cd capped && python3 -S -c "
 import json
 a = \"\`\`\`c\n\" + open(\"v/same.c\").read() + \"\`\`\`\n\"
 r = {\"usage\": {\"in\": 1000, \"out\": 500}, \"text\": a}

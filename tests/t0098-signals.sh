@@ -38,11 +38,11 @@ sleeper () {
 # project NAME: a project, with a cache of its own, whose search (budget
 # 2, one path) gets the original back first, then the sleeper, then (on
 # resuming) fast code; a stub serves it, and maxcode points at it. Ends
-# in NAME.
+# in NAME. What the timing decides is not asserted: llm_small's inputs.
 project () {
   export MAXCODE_CACHE_DIR="$TRASH/cache-$1" &&
   llm_project "$1" 'strategy=effi-learner, budget=2, critique=off' &&
-  sleeper "$1/v/sleep.c" &&
+  llm_small "$1" && sleeper "$1/v/sleep.c" &&
   llm_script "$TRASH/$1.json" '' -- "$1/v/same.c" "$1/v/sleep.c" \
     "$1/v/fast.c" &&
   stub_start "$TRASH/$1.json" "$TRASH/$1-log" && llm_env && cd "$1"
@@ -51,9 +51,10 @@ project () {
 # ours: the processes of this test's builds, one "PID ARGS" line each:
 # those with MC_SIG_MARK=$TRASH in their environment (make, the recipe's
 # shell, maxcode, its compilers) and those working in $TRASH/tmp (the
-# candidates, whose environment is scrubbed).
+# candidates, whose environment is scrubbed). Called every 0.1 s while
+# a search runs: python3 -S, without the site module's start-up.
 ours () {
-  python3 - "$TRASH" <<-\EOP
+  python3 -S - "$TRASH" <<-\EOP
 	import os, sys
 	trash = sys.argv[1]
 	mark = ("MC_SIG_MARK=" + trash).encode()

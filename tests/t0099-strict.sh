@@ -26,11 +26,13 @@ s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()') &&
   export MAXCODE_LLM_URL MAXCODE_MODEL MAXCODE_API_KEY MAXCODE_LLM_RETRIES
 }
 
-# project NAME: llm_project NAME with one candidate and its own cache;
-# ends in NAME.
+# project NAME: llm_project NAME with one candidate and its own cache,
+# on llm_small's inputs (no case asserts what the timing decides); ends
+# in NAME.
 project () {
   export MAXCODE_CACHE_DIR="$TRASH/cache-$1" &&
-  llm_project "$1" 'strategy=flat, budget=1, critique=off' && cd "$1"
+  llm_project "$1" 'strategy=flat, budget=1, critique=off' &&
+  llm_small "$1" && cd "$1"
 }
 
 # failed_with TEXT: the build (err, its status in $st) failed in the
