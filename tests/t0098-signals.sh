@@ -171,7 +171,10 @@ if ! command -v setsid >/dev/null || ! command -v perl >/dev/null ||
 fi
 
 test_expect_success 'Ctrl-C (SIGINT to the group): no orphan, no lock, the journal resumes' '
-  project int && stopped INT && contains err1 Interrupt
+  project int && stopped INT &&
+  { grep -q Interrupt err1 ||
+    # make 4.3, interrupted while it reaps, may say only this:
+    grep -q "wait: No child processes.  Stop." err1; }
 '
 
 test_expect_success 'SIGTERM to the group: no orphan, no lock, the journal resumes' '
