@@ -98,7 +98,8 @@ import json, sys
 for line in open(sys.argv[1]):
     n = json.loads(line)
     if "label" in n:
-        print("#   %s: %s: %s" % (n["label"], n["verdict"], n.get("detail", "")))
+        print("#   %s: %s: %s" % (n["label"], n["verdict"],
+                                  n.get("detail", "")))
 EOP
   done
   echo "# make said:"
