@@ -15,7 +15,8 @@
 # entries), json_get FILE EXPR, json FILE EXPR..., tabify, copy_example
 # NAME DIR and sample_unit DIR.
 # Environment from Makefile.am: MAXCODE_BIN, MC_BUILDDIR, MC_SRCDIR,
-# MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION.
+# MC_SYSTEM_MAKE, MC_ASAN_PRELOAD, MC_VERSION; and, by hand,
+# MC_KEEP_TRASH=1 (below).
 
 set -u
 : "${MAXCODE_BIN:?run the tests through make check}"
@@ -26,7 +27,18 @@ test_count=0
 test_failed=0
 TEST_NAME=$(basename "$0" .sh)
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/mc-$TEST_NAME.XXXXXX") || exit 1
-trap 'cd /; rm -rf "$TRASH"' EXIT
+# _trash_exit: the scratch directory goes, unless MC_KEEP_TRASH=1 and
+# a case failed: then it stays, for a look at what the case left, and
+# the log's last line names it.
+_trash_exit () {
+  cd /
+  if [ -n "${MC_KEEP_TRASH:-}" ] && [ "$test_failed" -gt 0 ]; then
+    echo "# kept $TRASH"
+  else
+    rm -rf "$TRASH"
+  fi
+}
+trap _trash_exit EXIT
 cd "$TRASH" || exit 1
 
 # Nothing of the outer make or the user's settings may leak in.

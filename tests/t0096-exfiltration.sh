@@ -13,6 +13,8 @@
 # keeps it out is the sandbox and the checks, not the file's mode.
 . "$MC_SRCDIR/tests/lib.sh"
 
+# The timing decides nothing asserted here (see kept_fast): a 1 s cap
+# lets it confirm the fast variant on a busy machine, most often.
 export MAXCODE_CACHE_DIR="$TRASH/cache" MAXCODE_TIMING_CAP=1
 MARK=SECRET-7f3a9
 OUT=$TRASH/outside
@@ -49,25 +51,59 @@ search () {
   llm_project "$1" "strategy=flat, budget=5" && attacks "$1" && cd "$1" &&
   llm_script s.json CRIT -- v/a.c v/b.c v/c.c v/d.c v/fast.c &&
   stub_start s.json && llm_env &&
-  MAXCODE_LLM_RECORD=$PWD/rec run_make >out 2>err
+  { MAXCODE_LLM_RECORD=$PWD/rec run_make >out 2>err ||
+    { echo "# make failed; it said:"; sed 's/^/#   /' out err; return 1; }; }
 }
 
-# kept_fast: the four attacks rejected with the reason, and the fast
-# variant kept (flat asks for its proposals side by side, so which label
-# gets which answer varies); the build's program prints what the
-# original does.
+# KEPT (Python, over the manifest j): the fast variant, the one correct
+# candidate, is the search's best and the build keeps it; or, where a
+# busy machine (the tests run two at a time) hid its win in the noise,
+# the original is kept for that reason alone, which names it. No attack
+# is ever the best.
+KEPT='(lambda fast: [j.get("best")] == fast if j["status"] == "optimized"
+  else j["status"] == "original" and j.get("best", fast[0]) == fast[0]
+  and "(" + fast[0] in j["reason"]
+  and ("did not hold in the final confirmation" in j["reason"]
+       or "beat min-speedup" in j["reason"]))(
+  [t["variant"] for t in j["trajectory"] if t["verdict"] == "correct"])'
+
+# kept_fast: the four attacks rejected with the reason and the fast
+# variant correct (flat asks for its proposals side by side, so which
+# label gets which answer varies); the build keeps the fast variant, or
+# the original when the timing could not confirm its win beyond the
+# noise (KEPT); either way the build's program prints what the original
+# does. On a failure, what each candidate got and make's progress lines.
 kept_fast () {
   "$MAXCODE_BIN" show hot.c --json >m &&
-  json m "j[\"status\"] == \"optimized\"" \
-    "sorted(t[\"verdict\"] for t in j[\"trajectory\"]) == [\"correct\"] + [\"rejected\"] * 4" \
-    "[t[\"verdict\"] for t in j[\"trajectory\"] if t[\"variant\"] == j[\"best\"]] == [\"correct\"]" &&
+  json m 'j["candidates"] == 5' \
+    '(sorted(t["verdict"] for t in j["trajectory"]) ==
+      ["correct"] + ["rejected"] * 4)' "$KEPT" &&
   ./prog <t/a.in >got && cc -O2 -o orig hot.c && ./orig <t/a.in >want &&
   test_cmp want got &&
   j=$(ls .maxcode/*/journal.jsonl) &&
-  test "$(grep -c "$REASON" "$j")" -ge 4 &&
+  { test "$(grep -c "$REASON" "$j")" -ge 4 ||
+    { echo "# fewer than 4 candidates have: $REASON"; false; }; } &&
   contains "$j" "$REASON: '$OUT/secret.h'" &&
   contains "$j" "$REASON: '$OUT/secret.bin'" &&
-  contains "$j" "$REASON: 'evil.h'"
+  contains "$j" "$REASON: 'evil.h'" || { judged >&2; return 1; }
+}
+
+# judged: each candidate of the journal under .maxcode/ (its label,
+# verdict and detail), then make's progress lines (err).
+judged () {
+  echo "# the journal's candidates:"
+  for _jd in .maxcode/*/journal.jsonl; do
+    python3 -S - "$_jd" <<'EOP'
+import json, sys
+for line in open(sys.argv[1]):
+    n = json.loads(line)
+    if "label" in n:
+        print("#   %s: %s: %s" % (n["label"], n["verdict"],
+                                  n.get("detail", "")))
+EOP
+  done
+  echo "# make said:"
+  sed 's/^/#   /' err
 }
 
 # nowhere: the secret is in no file of the project (links not
@@ -76,8 +112,11 @@ kept_fast () {
 nowhere () {
   STUB_LOG=$PWD/stub-log &&
   ! grep -rl "$MARK" . "$MAXCODE_CACHE_DIR" "$STUB_LOG" rec &&
-  test -d rec && test "$(stub_requests)" -ge 5 &&
-  grep -rl "$REASON" "$STUB_LOG" >/dev/null
+  { test -d rec || { echo "# no recorded exchanges (rec)"; return 1; }; } &&
+  { test "$(stub_requests)" -ge 5 ||
+    { echo "# the endpoint got $(stub_requests) requests"; return 1; }; } &&
+  { grep -rl "$REASON" "$STUB_LOG" >/dev/null ||
+    { echo "# no request has: $REASON"; return 1; }; }
 }
 
 test_expect_success 'with Landlock: each attempt rejected, another kept' '
