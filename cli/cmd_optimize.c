@@ -567,8 +567,10 @@ step_look_up(struct run *r)
     }
     mc_entry_release(&r->e);
     mc_entry_init(&r->e);
-    if (r->launched && r->launch.failed) {
-        /* What the scheduler said, in the outcome line. */
+    if (r->launched && (r->launch.failed || r->launch.why.len)) {
+        /* What the scheduler said, in the outcome line: it failed, or
+         * it ended well but said an error and nothing came back. */
+        r->d.n[MC_STAT_LAUNCH_FAILURES] = 1;
         snprintf(r->why, sizeof(r->why), "the search launcher failed: %s",
                  r->launch.why.s ? r->launch.why.s : "");
         r->reason = r->why;

@@ -11,27 +11,43 @@
 
 extern char **environ;
 
-/* The last line of the launcher's stderr ERR (LEN bytes) that is not
- * maxcode's own (the node's search says "maxcode: ..."): the scheduler's
- * message, control bytes shown as '?', 240 bytes at most. */
-static int
-last_foreign_line(const char *err, size_t len, struct mc_buf *why)
+/* Into WHY, the line of ERR that S starts, up to END: control bytes
+ * shown as '?', 240 bytes at most. */
+static void
+add_line(const char *s, const char *end, struct mc_buf *why)
 {
-    const char *end = err + len, *s, *e;
+    const char *e;
 
-    while (end > err) {
-        while (end > err && (end[-1] == '\n' || end[-1] == ' '))
-            end--;
-        for (s = end; s > err && s[-1] != '\n'; s--)
-            ;
-        if (end > s && strncmp(s, "maxcode:", 8)) {
-            for (e = s; e < end && e - s < 240; e++)
-                mc_buf_addc(why, (unsigned char)*e < ' ' ? '?' : *e);
-            return 1;
-        }
-        end = s;
+    for (e = s; e < end && *e != '\n' && e - s < 240; e++)
+        mc_buf_addc(why, (unsigned char)*e < ' ' ? '?' : *e);
+}
+
+/* The scheduler's message in the launcher's stderr ERR (LEN bytes): its
+ * last notice between "***" (Slurm's "*** STEP ... CANCELLED AT ... DUE
+ * TO TIME LIMIT ***") if any, else its last line that is not maxcode's
+ * own (the node's search says "maxcode: ..."); with ERRORS_ONLY, a line
+ * that says "error" (srun: error: Node failure on NODE). */
+static int
+scheduler_line(const char *err, size_t len, int errors_only,
+               struct mc_buf *why)
+{
+    const char *end = err + len, *s, *nl, *notice = NULL, *last = NULL;
+    size_t n;
+
+    for (s = err; s < end; s = nl ? nl + 1 : end) {
+        nl = memchr(s, '\n', (size_t)(end - s));
+        n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        if (!n || !strncmp(s, "maxcode:", 8) ||
+            (errors_only && !memmem(s, n, "error", 5)))
+            continue;
+        last = s;
+        if (memmem(s, n, "***", 3))
+            notice = s;
     }
-    return 0;
+    if (!notice && !last)
+        return 0;
+    add_line(notice ? notice : last, end, why);
+    return 1;
 }
 
 /* Our environment less MAXCODE_LAUNCHER into ENV. */
@@ -90,11 +106,14 @@ mc_launch_run(const char *launcher, char *const *argv, struct mc_buf *out,
     if (out && res.out.len)
         mc_buf_add(out, res.out.s, res.out.len);
     if (res.exited && res.status == 0) {
+        /* srun may end well after a node failure: what it said is the
+         * reason should nothing have been stored. */
         l->failed = 0;
+        scheduler_line(res.err.s ? res.err.s : "", res.err.len, 1, &l->why);
         goto out;
     }
-    if (!last_foreign_line(res.err.s ? res.err.s : "", res.err.len,
-                           &l->why)) {
+    if (!scheduler_line(res.err.s ? res.err.s : "", res.err.len, 0,
+                        &l->why)) {
         if (res.exited)
             mc_buf_addf(&l->why, "'%s' exited with status %d", words.v[0],
                         res.status);

@@ -17,7 +17,9 @@
 struct mc_launch {
     int failed;        /* the launcher or the search under it failed */
     struct mc_buf why; /* then one line: the scheduler's last message,
-                        * else how the launcher ended */
+                        * else how the launcher ended; when it ended
+                        * well, its last error line if any (srun ends
+                        * with 0 after a node failure) */
 };
 
 /*
