@@ -28,9 +28,10 @@ if [ "$(id -u)" -eq 0 ]; then ROOT=1; else ROOT=; fi
 nproc_lock () { nobody_lock; }
 nproc_unlock () { nobody_unlock; }
 
-# procs: the processes of this test's evals that still run.
+# procs: the processes of this test's evals that still run (those of
+# cases 2 to 4 run under $TRASH/tmp-NAME/, below).
 procs () {
-  pgrep -f "^$TRASH/tmp/" ; pgrep -f "$MARK"
+  pgrep -f "^$TRASH/tmp[/-]" ; pgrep -f "$MARK"
 }
 
 # kill_leftovers: what a broken sandbox left running (a fork bomb goes on
@@ -56,11 +57,18 @@ kill_leftovers () {
 }
 trap 'kill_leftovers; cd /; rm -rf "$TRASH"' EXIT
 
-# contained: no process and no scratch directory left by the eval.
+# contained [NAME]: no process and no scratch directory left by the eval
+# (by the eval of case NAME, which ran in $TRASH/tmp-NAME: see timeouts).
 contained () {
   sleep 0.2 # let the kernel finish tearing down what was killed
   ok=0
-  left=$(procs) || true
+  if [ $# -gt 0 ]; then
+    left=$(pgrep -f "^$TRASH/tmp-$1/") || true
+    _dir=$TRASH/tmp-$1
+  else
+    left=$(procs) || true
+    _dir=$TMPDIR
+  fi
   if [ -n "$left" ]; then
     echo "# processes left running:"
     ps -o pid,ppid,user,stat,args -p "$(echo $left | tr " " ,)" |
@@ -68,9 +76,9 @@ contained () {
     kill_leftovers
     ok=1
   fi
-  if [ -n "$(ls -A "$TMPDIR")" ]; then
-    echo "# left in TMPDIR:"; ls -lAR "$TMPDIR" | head -20 | sed "s/^/#   /"
-    rm -rf "$TMPDIR"/maxcode-eval-*
+  if [ -n "$(ls -A "$_dir")" ]; then
+    echo "# left in $_dir:"; ls -lAR "$_dir" | head -20 | sed "s/^/#   /"
+    rm -rf "$_dir"/maxcode-eval-*
     ok=1
   fi
   return $ok
@@ -115,25 +123,10 @@ cat >loop.c <<'EOC'
 int main(void) { for (;;) ; }
 EOC
 
-test_expect_success 'an infinite loop: timeout after about 5 s' '
-  t0=$(now) && ev loop.c && t1=$(now) &&
-  json fb "j[\"verdict\"] == \"timeout\"" "j[\"compiled\"] is True" \
-    "\"timed out after 5.\" in j[\"detail\"]" &&
-  python3 -c "import sys; d = $t1 - $t0; print(\"# %.1f s\" % d); sys.exit(not 4.5 < d < 15)" &&
-  contained
-'
-
 cat >sleep.c <<'EOC'
 #include <unistd.h>
 int main(void) { sleep(30); return 0; }
 EOC
-
-test_expect_success 'sleeping past the timeout: timeout, the sleeper killed' '
-  t0=$(now) && ev sleep.c && t1=$(now) &&
-  json fb "j[\"verdict\"] == \"timeout\"" &&
-  python3 -c "import sys; d = $t1 - $t0; print(\"# %.1f s\" % d); sys.exit(not d < 15)" &&
-  contained
-'
 
 # The same, after closing its output pipes. 15 s, not forever, so that a
 # broken timeout shows as a failure rather than a hang.
@@ -150,11 +143,63 @@ int main(void)
 }
 EOC
 
+# Cases 2 to 4 each wait out the timeout of about 5 s, the least there
+# is (RUN_TIMEOUT_PAD_S in runtime/exec/eval.c): their three evals run
+# at once, here, each with a TMPDIR of its own ($TRASH/tmp-NAME), so
+# that each case still judges its own eval: its exit status in st-NAME,
+# its feedback in fb-NAME, its start and end in t-NAME ("T0 T1"), and
+# "contained NAME" looks for what it alone left.
+fresh
+for c in loop sleep sleep-quiet; do
+  mkdir -m 0711 "$TRASH/tmp-$c"
+  (
+    t0=$(now)
+    TMPDIR=$TRASH/tmp-$c timeout -s KILL 60 "$MAXCODE_BIN" eval orig.c \
+      "$c.c" --json --no-time >"fb-$c"
+    echo $? >"st-$c"
+    echo "$t0 $(now)" >"t-$c"
+  ) &
+done
+wait
+
+# exited NAME: the eval of NAME exited 3 (not correct), as ev asks.
+exited () {
+  [ "$(cat "st-$1")" = 3 ] ||
+    { echo "# expected exit 3, got $(cat "st-$1")"; return 1; }
+}
+
+# took NAME MIN MAX: the eval of NAME took more than MIN and less than
+# MAX seconds (and says how long).
+took () {
+  python3 -S - "$@" <<'EOP'
+import sys
+t0, t1 = map(float, open("t-" + sys.argv[1]).read().split())
+d, least, most = t1 - t0, float(sys.argv[2]), float(sys.argv[3])
+print("# %.1f s" % d)
+sys.exit(not least < d < most)
+EOP
+}
+
+test_expect_success 'an infinite loop: timeout after about 5 s' '
+  exited loop &&
+  json fb-loop "j[\"verdict\"] == \"timeout\"" "j[\"compiled\"] is True" \
+    "\"timed out after 5.\" in j[\"detail\"]" &&
+  took loop 4.5 15 &&
+  contained loop
+'
+
+test_expect_success 'sleeping past the timeout: timeout, the sleeper killed' '
+  exited sleep &&
+  json fb-sleep "j[\"verdict\"] == \"timeout\"" &&
+  took sleep 0 15 &&
+  contained sleep
+'
+
 test_expect_success 'sleeping with stdout and stderr closed: still a timeout' '
-  t0=$(now) && ev sleep-quiet.c && t1=$(now) &&
-  json fb "j[\"verdict\"] == \"timeout\"" &&
-  python3 -c "import sys; d = $t1 - $t0; print(\"# %.1f s\" % d); sys.exit(not d < 12)" &&
-  contained
+  exited sleep-quiet &&
+  json fb-sleep-quiet "j[\"verdict\"] == \"timeout\"" &&
+  took sleep-quiet 0 12 &&
+  contained sleep-quiet
 '
 
 cat >forkbomb.c <<'EOC'
