@@ -308,24 +308,6 @@ mc_cache_get(struct mc_cache *c, const char *key, struct mc_entry *e,
     return rc;
 }
 
-/* Write V in decimal at P, at least WIDTH digits (zeros before); the
- * end. P has room for 20. */
-static char *
-put_dec(char *p, unsigned long long v, int width)
-{
-    char d[20];
-    int n = 0;
-
-    do {
-        d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v && n < (int)sizeof(d));
-    while (n < width && n < (int)sizeof(d))
-        d[sizeof(d) - 1 - n++] = '0';
-    memcpy(p, d + sizeof(d) - n, (size_t)n);
-    return p + n;
-}
-
 enum mc_code
 mc_cache_origin(struct mc_cache *c, const char *key,
                 char origin[MC_CACHE_ORIGIN_MAX], time_t *mtime)
@@ -359,13 +341,13 @@ mc_cache_origin(struct mc_cache *c, const char *key,
          * is not one either (refused, as a miss of this path). */
         if (sx.stx_btime.tv_sec >= 0 && sx.stx_ino < 1ULL << 60 &&
             sx.stx_size < 1ULL << 60) {
-            o = put_dec(o, (unsigned long long)sx.stx_ino, 0);
+            o = mc_put_dec(o, (unsigned long long)sx.stx_ino, 0);
             *o++ = ' ';
-            o = put_dec(o, (unsigned long long)sx.stx_size, 0);
+            o = mc_put_dec(o, (unsigned long long)sx.stx_size, 0);
             *o++ = ' ';
-            o = put_dec(o, (unsigned long long)sx.stx_btime.tv_sec, 0);
+            o = mc_put_dec(o, (unsigned long long)sx.stx_btime.tv_sec, 0);
             *o++ = '.';
-            o = put_dec(o, sx.stx_btime.tv_nsec, 9);
+            o = mc_put_dec(o, sx.stx_btime.tv_nsec, 9);
             *o = '\0';
             *mtime = (time_t)sx.stx_mtime.tv_sec;
             rc = MC_OK;

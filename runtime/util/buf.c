@@ -85,6 +85,14 @@ enum mc_code
 mc_buf_addu(struct mc_buf *b, unsigned long long v, int width)
 {
     char d[20];
+
+    return mc_buf_add(b, d, (size_t)(mc_put_dec(d, v, width) - d));
+}
+
+char *
+mc_put_dec(char *p, unsigned long long v, int width)
+{
+    char d[20];
     int n = 0;
 
     do {
@@ -93,7 +101,8 @@ mc_buf_addu(struct mc_buf *b, unsigned long long v, int width)
     } while (v && n < (int)sizeof(d));
     while (n < width && n < (int)sizeof(d))
         d[sizeof(d) - 1 - n++] = '0';
-    return mc_buf_add(b, d + sizeof(d) - n, (size_t)n);
+    memcpy(p, d + sizeof(d) - n, (size_t)n);
+    return p + n;
 }
 
 enum mc_code

@@ -50,6 +50,10 @@ enum mc_code mc_buf_addc(struct mc_buf *b, char c);
  * most 20). Without printf's cost: for the hit path. */
 enum mc_code mc_buf_addu(struct mc_buf *b, unsigned long long v, int width);
 
+/* The same digits written at P (room for 20, no NUL added); returns
+ * the end. */
+char *mc_put_dec(char *p, unsigned long long v, int width);
+
 /* Append printf-style formatted text. */
 enum mc_code mc_buf_addf(struct mc_buf *b, const char *fmt, ...)
     MC_PRINTF(2, 3);
