@@ -90,7 +90,7 @@ mc_launch_run(const char *launcher, char *const *argv, struct mc_buf *out,
         goto out;
     }
     oom = mc_strv_push(&words, self) != MC_OK || node_env(&env) != MC_OK;
-    for (; *argv; argv++)
+    for (; argv && *argv; argv++)
         oom |= mc_strv_push(&words, *argv) != MC_OK;
     if (oom) {
         mc_buf_adds(&l->why, "out of memory");
