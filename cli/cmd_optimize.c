@@ -389,6 +389,7 @@ static int
 step_launch(struct run *r, int argc, char **argv)
 {
     const char *launcher = mc_conf_get(&r->t->conf, MC_SET_LAUNCHER);
+    int native = !strcmp(mc_target_get(r->t, MC_OPT_ISA), "native");
     struct mc_err err = MC_ERR_INIT;
     char key[MC_KEY_HEX + 1];
 
@@ -399,8 +400,7 @@ step_launch(struct run *r, int argc, char **argv)
     if (!r->o.launch || !*launcher || !strcmp(r->mode, "cache") ||
         !strcmp(r->mode, "verify"))
         return STEP_NEXT;
-    if (!strcmp(mc_target_get(r->t, MC_OPT_ISA), "native") &&
-        !r->t->native_arch)
+    if (native && !r->t->native_arch)
         r->native_now = mc_launch_native(r->t, launcher, argc, argv,
                                          r->o.first_arg);
     if (mc_target_key(r->t, 0, key, &err)) {
@@ -410,8 +410,7 @@ step_launch(struct run *r, int argc, char **argv)
     /* make keyed it before the nodes' architecture was known (this run
      * or another asked a node since): the search is under the resolved
      * key, this build's variant at make's. */
-    if (r->o.key && strcmp(r->o.key, key) &&
-        !strcmp(mc_target_get(r->t, MC_OPT_ISA), "native"))
+    if (native && r->o.key && strcmp(r->o.key, key))
         r->native_now = 1;
     mc_launch_search(launcher, argc, argv, r->o.first_arg, key,
                      &r->launch);

@@ -152,25 +152,34 @@ node_argv(int argc, char **argv, int first, const char *key, int probe,
     return MC_OK;
 }
 
+/* Run, through LAUNCHER, the words node_argv() makes of ARGV (KEY and
+ * PROBE as there), stdout into OUT (NULL: discarded); fills L. */
+static void
+run_node(const char *launcher, int argc, char **argv, int first,
+         const char *key, int probe, struct mc_buf *out, struct mc_launch *l)
+{
+    struct mc_strv words = MC_STRV_INIT;
+
+    if (node_argv(argc, argv, first, key, probe, &words)) {
+        mc_buf_adds(&l->why, "out of memory");
+        l->failed = 1;
+    } else {
+        mc_launch_run(launcher, words.v, out, l);
+    }
+    mc_strv_release(&words);
+}
+
 int
 mc_launch_native(struct mc_target *t, const char *launcher, int argc,
                  char **argv, int first)
 {
-    struct mc_strv words = MC_STRV_INIT;
     struct mc_buf out = MC_BUF_INIT;
     struct mc_launch l = {0, MC_BUF_INIT};
     struct mc_err err = MC_ERR_INIT;
-
     int known = 0;
 
-    if (node_argv(argc, argv, first, NULL, 1, &words)) {
-        mc_buf_adds(&l.why, "out of memory");
-        l.failed = 1;
-    } else {
-        mc_launch_run(launcher, words.v, &out, &l);
-    }
-    while (out.len && (out.s[out.len - 1] == '\n'))
-        out.s[--out.len] = '\0';
+    run_node(launcher, argc, argv, first, NULL, 1, &out, &l);
+    mc_buf_rtrim(&out);
     if (!l.failed && out.len &&
         !mc_native_remember(t, out.s, &err) &&
         !mc_native_set_target(t, 0, NULL, &err)) {
@@ -180,11 +189,12 @@ mc_launch_native(struct mc_target *t, const char *launcher, int argc,
     } else {
         mc_info("%s: the native architecture of the launcher's nodes is "
                 "unknown (%s)", t->source,
-                l.failed ? l.why.s : err.code ? err.msg : "no answer");
+                l.failed && l.why.s ? l.why.s
+                : err.code          ? err.msg
+                                    : "no answer");
     }
     mc_buf_release(&out);
     mc_buf_release(&l.why);
-    mc_strv_release(&words);
     return known;
 }
 
@@ -192,13 +202,5 @@ void
 mc_launch_search(const char *launcher, int argc, char **argv, int first,
                  const char *key, struct mc_launch *l)
 {
-    struct mc_strv words = MC_STRV_INIT;
-
-    if (node_argv(argc, argv, first, key, 0, &words)) {
-        mc_buf_adds(&l->why, "out of memory");
-        l->failed = 1;
-    } else {
-        mc_launch_run(launcher, words.v, NULL, l);
-    }
-    mc_strv_release(&words);
+    run_node(launcher, argc, argv, first, key, 0, NULL, l);
 }

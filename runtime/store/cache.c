@@ -86,8 +86,17 @@ enum mc_code
 mc_cache_path(const struct mc_cache *c, const char *key, const char *suffix,
               struct mc_buf *b)
 {
-    return mc_buf_addf(b, "%s/%.2s/%.2s/%s%s", c->dir, key, key + 2, key,
-                       suffix);
+    size_t n = strnlen(key, 2);
+
+    /* "%s/%.2s/%.2s/%s%s", without printf: a hit makes it. */
+    mc_buf_adds(b, c->dir);
+    mc_buf_addc(b, '/');
+    mc_buf_add(b, key, n);
+    mc_buf_addc(b, '/');
+    mc_buf_add(b, key + n, strnlen(key + n, 2));
+    mc_buf_addc(b, '/');
+    mc_buf_adds(b, key);
+    return mc_buf_adds(b, suffix);
 }
 
 static void
@@ -312,26 +321,22 @@ enum mc_code
 mc_cache_origin(struct mc_cache *c, const char *key,
                 char origin[MC_CACHE_ORIGIN_MAX], time_t *mtime)
 {
-    /* "ab/cd/abcd....mce", under the cache directory, without printf: a
-     * hit makes it. */
-    char rel[6 + MC_KEY_HEX + 5], *o = origin;
+    struct mc_buf path = MC_BUF_INIT;
     enum mc_code rc = MC_ENOENT;
     struct statx sx;
+    char *o = origin;
     int dirfd, own;
 
-    if (strlen(key) != MC_KEY_HEX)
-        return MC_EINVAL;
-    memcpy(rel, key, 2);
-    rel[2] = '/';
-    memcpy(rel + 3, key + 2, 2);
-    rel[5] = '/';
-    memcpy(rel + 6, key, MC_KEY_HEX);
-    memcpy(rel + 6 + MC_KEY_HEX, ".mce", 5);
+    if (mc_cache_path(c, key, ".mce", &path)) {
+        mc_buf_release(&path);
+        return MC_ENOMEM;
+    }
     dirfd = dir_fd(c->dir, &own);
     /* No link followed at the end; a linked shard directory leads to a
      * file whose identity is compared, never trusted for its content. */
     if (dirfd >= 0 &&
-        !statx(dirfd, rel, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+        !statx(dirfd, path.s + strlen(c->dir) + 1,
+               AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME |
                    STATX_BTIME,
                &sx) &&
@@ -355,6 +360,7 @@ mc_cache_origin(struct mc_cache *c, const char *key,
     }
     if (own)
         close(dirfd);
+    mc_buf_release(&path);
     return rc;
 }
 
