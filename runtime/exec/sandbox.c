@@ -146,14 +146,17 @@ make_netns(void)
 {
     int ready[2], fd = -1, status;
     char path[64], c;
-    pid_t pid;
+    pid_t pid, parent = getpid();
 
     if (pipe2(ready, O_CLOEXEC))
         return -1;
     pid = fork();
     if (pid == 0) {
+        /* It holds copies of our descriptors (a key's lock among them):
+         * it dies with us, should we die before we kill it. */
         close(ready[0]);
-        if (unshare(CLONE_NEWNET) == 0 && write(ready[1], "y", 1) == 1)
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() == parent &&
+            unshare(CLONE_NEWNET) == 0 && write(ready[1], "y", 1) == 1)
             pause();
         _exit(1);
     }
