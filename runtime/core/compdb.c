@@ -363,6 +363,17 @@ takes_arg(const char *a)
     return 0;
 }
 
+int
+mc_compdb_keeps_next(const char *a)
+{
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(path_opts); i++)
+        if (!strcmp(a, path_opts[i]))
+            return 1;
+    return takes_arg(a);
+}
+
 /* Clean ARGV (see mc_compdb_find) into OUT's flags, ldflags, ldlibs and
  * others. DIR and FILE are the entry's; REAL is the file's realpath. */
 static enum mc_code

@@ -103,6 +103,14 @@ enum mc_code mc_compdb_find(const char *db_path, const char *source,
                             struct mc_err *err);
 
 /*
+ * Whether the cleaned flags keep the word after option word A as A's
+ * argument, whatever it looks like: A is an include option in its
+ * separate form ("-I", "-include", ...) or one of the options listed
+ * above ("-D", "-U", "-x", ...). So "-U -c" keeps its "-c".
+ */
+int mc_compdb_keeps_next(const char *a);
+
+/*
  * mc_compdb_find() of each of the N files SOURCES, with DB_PATH read and
  * parsed once: OUTS[I] and FOUND[I] (arrays of N) for SOURCES[I]. OUTS
  * are initialised here; the caller releases each. On failure every

@@ -8,7 +8,8 @@
  * reaches the flag cleaning. Nothing may crash, leak or read out of
  * bounds; a failure must carry its code and a message naming the DB; a
  * found entry must be complete and free of "-c", "-MD" and "-MMD" (other
- * than as the argument of an include option).
+ * than as the argument of an option that keeps its next word, such as
+ * "-I" or "-U": mc_compdb_keeps_next()).
  *
  *   clang -fsanitize=fuzzer,address,undefined -DHAVE_CONFIG_H -I . \
  *       -I runtime $(pkg-config --cflags libcjson) \
@@ -43,15 +44,6 @@ setup(void)
     fclose(f);
     done = 1;
     return 0;
-}
-
-/* Whether S is an include option whose argument is the next word. */
-static int
-takes_path(const char *s)
-{
-    return !strcmp(s, "-I") || !strcmp(s, "-iquote") ||
-           !strcmp(s, "-isystem") || !strcmp(s, "-idirafter") ||
-           !strcmp(s, "-include") || !strcmp(s, "-imacros");
 }
 
 int
@@ -89,7 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i < e.flags.n; i++) {
         const char *s = e.flags.v[i];
 
-        if (i && takes_path(e.flags.v[i - 1]))
+        if (i && mc_compdb_keeps_next(e.flags.v[i - 1]))
             continue;
         if (!strcmp(s, "-c") || !strcmp(s, "-MD") || !strcmp(s, "-MMD"))
             abort();

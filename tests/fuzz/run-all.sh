@@ -47,7 +47,7 @@ fuzz_one () {
         {
             echo "  $name: exit $rc; log $dir/log"
             find "$dir/crashes" -type f | sed 's/^/  input: /'
-            grep -m 3 -E 'ERROR|runtime error|SUMMARY|==[0-9]+==' \
+            grep -m 4 -E 'ERROR|runtime error|SUMMARY|==[0-9]+==|in LLVMF' \
                 "$dir/log" | sed 's/^/  /'
         } > "$dir/said"
     fi

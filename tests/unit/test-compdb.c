@@ -435,6 +435,32 @@ test_compdb__other_inputs_leave_the_flags(void)
     leave();
 }
 
+/* An option's separate argument stays with it even when it reads as a
+ * dropped option: "-U -c" undefines a macro named "-c" (found by
+ * fuzz-compdb, whose check then thought "-c" was left in). */
+static void
+test_compdb__argument_that_looks_like_a_dropped_option(void)
+{
+    struct mc_compdb_entry e = MC_COMPDB_ENTRY_INIT;
+    static const char *const args[] = {
+        "cc", "-U", "-c", "-D", "-MD", "-I", "-MMD", "-c", "a.c", NULL};
+    cJSON *db = cJSON_CreateArray();
+
+    if (!enter())
+        return;
+    write_file("a.c", "int a;\n");
+    add_entry(db, scratch, "a.c", NULL, args);
+    write_db(db);
+    is_str(flags_of("a.c", &e), "-U -c -D -MD -I -MMD",
+           "the word after -U, -D or -I stays; the lone -c goes");
+    ok(mc_compdb_keeps_next("-U") && mc_compdb_keeps_next("-I") &&
+           mc_compdb_keeps_next("-include") && !mc_compdb_keeps_next("-c") &&
+           !mc_compdb_keeps_next("-Ifoo"),
+       "mc_compdb_keeps_next names the options that keep their next word");
+    mc_compdb_entry_release(&e);
+    leave();
+}
+
 int
 main(void)
 {
@@ -449,5 +475,6 @@ main(void)
     TAP_RUN(test_compdb__malformed);
     TAP_RUN(test_compdb__last_match_wins);
     TAP_RUN(test_compdb__other_inputs_leave_the_flags);
+    TAP_RUN(test_compdb__argument_that_looks_like_a_dropped_option);
     return tap_done();
 }
