@@ -10,7 +10,8 @@
 #   build.sh OUT SRCDIR 'RUNTIME-SOURCES' NAME...
 #
 # From make: FUZZ_CC (clang), FUZZ_CFLAGS (extra flags: the libraries'
-# include options), FUZZ_LIBS (the libraries), AR.
+# include options), FUZZ_LIBS (the libraries), AR. The compiles and the
+# links each run as many at a time as there are CPUs (nproc).
 set -e
 
 out=$1 srcdir=$2 sources=$3
@@ -48,6 +49,29 @@ stale() {
         2>/dev/null | head -n 1)"
 }
 
+# The compiles and links in flight (their pids) and how many may be.
+pids= njobs=$(nproc 2>/dev/null || echo 1)
+
+# spawn CMD...: run CMD in the background, after waiting for the ones in
+# flight when there are njobs of them.
+spawn() {
+    if test "$(echo $pids | wc -w)" -ge "$njobs"; then
+        reap
+    fi
+    "$@" &
+    pids="$pids $!"
+}
+
+# reap: wait for every command in flight; stop if one failed.
+reap() {
+    bad=
+    for p in $pids; do
+        wait "$p" || bad=1
+    done
+    pids=
+    test -z "$bad" || die "a compile or a link failed (see above)"
+}
+
 objs= changed=
 for f in $sources; do
     case $f in *.c) ;; *) continue ;; esac
@@ -57,10 +81,11 @@ for f in $sources; do
     objs="$objs $o"
     if stale "$o" "$src"; then
         echo "  CC(fuzz) $f"
-        $cc $cflags -fsanitize=fuzzer-no-link -c "$src" -o "$o"
+        spawn $cc $cflags -fsanitize=fuzzer-no-link -c "$src" -o "$o"
         changed=1
     fi
 done
+reap
 lib=$out/libmaxcode-fuzz.a
 if test -n "$changed" || test ! -f "$lib"; then
     rm -f "$lib"
@@ -71,6 +96,7 @@ for name in "$@"; do
     bin=$out/fuzz-$name
     if stale "$bin" "$src" || test "$lib" -nt "$bin"; then
         echo "  CCLD(fuzz) $bin"
-        $cc $cflags -fsanitize=fuzzer "$src" "$lib" $FUZZ_LIBS -o "$bin"
+        spawn $cc $cflags -fsanitize=fuzzer "$src" "$lib" $FUZZ_LIBS -o "$bin"
     fi
 done
+reap
