@@ -233,7 +233,11 @@ put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
     else if (base >= 0 && best >= 0)
         mc_buf_addf(&v, "; %.0f -> %.0f %s", base, best,
                     mc_manifest_str(m, "metric"));
-    put_field(line, "speedup", v.s, width);
+    /* A lower bound's why is worth reading whole. */
+    if (bound)
+        put_field_wrapped(line, "speedup", v.s, width);
+    else
+        put_field(line, "speedup", v.s, width);
     mc_buf_release(&v);
 }
 

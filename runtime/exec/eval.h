@@ -238,7 +238,7 @@ int mc_eval_state(double median, double low, double high, double *stated);
 
 /*
  * Why a figure is stated as its interval's lower bound, appended to
- * WHY (initialised by the caller): a program whose timed run (PROGRAM_S
+ * WHY (initialised by the caller): a variant whose timed run (PROGRAM_S
  * seconds) is short is "too short to time closer"; a longer one has
  * timings that vary too much on this machine. MC_ENOMEM as WHY says.
  */

@@ -139,10 +139,10 @@ mc_eval_state_why(double program_s, struct mc_buf *why)
         mc_buf_adds(why, "its timings vary too much on this machine to "
                     "time closer");
     else if (program_s < 0.001)
-        mc_buf_addf(why, "the program runs %.3g us, too short to time "
+        mc_buf_addf(why, "the variant runs %.3g us, too short to time "
                     "closer", program_s * 1e6);
     else
-        mc_buf_addf(why, "the program runs %.3g ms, too short to time "
+        mc_buf_addf(why, "the variant runs %.3g ms, too short to time "
                     "closer", program_s * 1e3);
 }
 
@@ -374,6 +374,10 @@ ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
     }
     memcpy(tmp, ratio, n * sizeof(*tmp));
     mc_eval_median_ci(tmp, n, ALPHA, &med, &lo, &hi);
+    if (ev->tight)
+        mc_verbose("timing: a round of %zu pairs, %.3fx in [%.3fx, "
+                   "%.3fx]%s", n, med, lo, hi,
+                   mc_eval_wide(med, lo, hi) ? ", too wide to state" : "");
     t->pairs = n;
     t->median = med;
     t->ci_low = lo;

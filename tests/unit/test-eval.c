@@ -471,11 +471,11 @@ test_state__why(void)
     struct mc_buf b = MC_BUF_INIT;
 
     mc_eval_state_why(0.006, &b);
-    is_str(b.s, "the program runs 6 ms, too short to time closer",
+    is_str(b.s, "the variant runs 6 ms, too short to time closer",
            "6 ms: too short");
     mc_buf_reset(&b);
     mc_eval_state_why(0.0003, &b);
-    is_str(b.s, "the program runs 300 us, too short to time closer",
+    is_str(b.s, "the variant runs 300 us, too short to time closer",
            "0.3 ms in microseconds");
     mc_buf_reset(&b);
     mc_eval_state_why(0.8, &b);

@@ -425,7 +425,7 @@ test_search_loop__wide_states_lower_bound(void)
     ok(s.final_speedup == 1.04 && s.final_median == 1.62 &&
        s.final_low == 1.04 && s.final_high == 3.50,
        "the figure stated is the lower bound; the median is kept beside");
-    is_str(s.final_why.s, "the program runs 6 ms, too short to time closer",
+    is_str(s.final_why.s, "the variant runs 6 ms, too short to time closer",
            "and why");
     done(&s, &t);
 
