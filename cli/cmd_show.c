@@ -217,13 +217,13 @@ put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
 
     if (strcmp(mc_manifest_str(m, "status"), "optimized"))
         mc_buf_adds(&v, "none: the original is kept");
+    else if (bound)
+        mc_buf_addf(&v, "%.2fx confirmed (lower bound%s%s)",
+                    mc_manifest_num(m, "speedup", 0), *why ? "; " : "",
+                    why);
     else
-        mc_buf_addf(&v, "%.2fx confirmed%s%s%s",
-                    mc_manifest_num(m, "speedup", 0),
-                    bound ? " (lower bound" : "",
-                    bound && *why ? "; " : "", bound ? why : "");
-    if (bound)
-        mc_buf_adds(&v, ")");
+        mc_buf_addf(&v, "%.2fx confirmed",
+                    mc_manifest_num(m, "speedup", 0));
     if (lo > 0 && hi > 0)
         mc_buf_addf(&v, ", 99%% interval [%.2fx, %.2fx]", lo, hi);
     else if (!strcmp(mc_manifest_str(m, "status"), "optimized"))

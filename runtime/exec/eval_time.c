@@ -19,10 +19,12 @@
 #define MAX_PAIRS    40
 #define TIGHT_PAIRS  200         /* most pairs of a round that goes on
                                   * while its interval is too wide to
-                                  * state its median (ev->tight): 400
-                                  * runs of a 6 ms program take about
-                                  * 3 s, and 200 pairs narrow the 99%
-                                  * interval to ranks 82 to 119 */
+                                  * state its median (ev->tight): their
+                                  * 99% interval is ranks 82 to 119; a
+                                  * 6 ms program's pair, two sandboxed
+                                  * runs, took 55 to 70 ms on the busy
+                                  * 2-core machine, so the default cap
+                                  * (20 s) comes first there */
 #define SHORT_RUN_S  0.05        /* a timed run shorter than this is
                                   * "too short to time closer" */
 #define ALPHA        0.01        /* two-sided: 99% intervals */
