@@ -246,11 +246,13 @@ print_human(const cJSON *m, const struct claim *c,
     const struct mc_timing *t = &fb->timing;
     struct mc_buf b = MC_BUF_INIT;
     int time = strcmp(c->metric, "instructions") != 0;
+    const char *why;
     size_t i;
 
     printf("source:     %s (key %s)\n", mc_manifest_str(m, "source"),
            mc_manifest_str(m, "key"));
-    printf("claimed:    %.3fx", c->speedup);
+    printf("claimed:    %.3fx%s", c->speedup,
+           mc_manifest_bound(m, &why) ? " (lower bound)" : "");
     if (c->low > 0 && c->high > 0)
         printf(", 99%% interval [%.3f, %.3f]", c->low, c->high);
     printf(" (searched %s)\n", mc_manifest_str(m, "created"));

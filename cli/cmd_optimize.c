@@ -763,8 +763,10 @@ failed(const struct run *r)
 
 /*
  * The target's last line: the variant kept, with its confirmed speedup
- * and that round's interval, or the original and why; then, when a
- * search ran, its time, candidates and what the models cost.
+ * (as stated: its interval's lower bound and why, when the interval is
+ * too wide to state the median) and that round's interval, or the
+ * original and why; then, when a search ran, its time, candidates and
+ * what the models cost.
  */
 static void
 say_outcome(const struct run *r)
@@ -781,9 +783,12 @@ say_outcome(const struct run *r)
                  u.requests, u.tokens_in + u.tokens_out, u.cost);
     }
     if (r->best)
-        mc_info("%s: optimized: kept %s, %.2fx confirmed (interval "
+        mc_info("%s: optimized: kept %s, %.2fx confirmed (%s%s%sinterval "
                 "%.2fx-%.2fx)%s", r->t->source, r->best->label,
-                r->oc.speedup, s->final_low, s->final_high, cost);
+                r->oc.speedup, s->final_bound ? "lower bound; " : "",
+                s->final_bound && s->final_why.s ? s->final_why.s : "",
+                s->final_bound ? "; " : "", s->final_low, s->final_high,
+                cost);
     else if (r->strict && failed(r))
         mc_error("%s: the search failed (MAXCODE_STRICT=1): %s%s",
                  r->t->source, r->reason, cost);

@@ -198,9 +198,10 @@ put_field_wrapped(struct mc_buf *line, const char *tag, const char *value,
     put_wrapped(line, "", tag, TAG_WIDTH, value, width);
 }
 
-/* The speedup line: the confirmed speedup, its 99% interval when the
- * manifest has one (speedup_interval: entries stored before it was
- * recorded have none), and the times it compares. */
+/* The speedup line: the confirmed speedup (its interval's lower bound,
+ * and why, when the manifest says so: speedup_basis), its 99% interval
+ * when the manifest has one (speedup_interval: entries stored before it
+ * was recorded have none), and the times it compares. */
 static void
 put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
 {
@@ -209,11 +210,17 @@ put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
     double base = mc_manifest_num(m, "baseline_seconds", -1);
     double best = mc_manifest_num(m, "best_seconds", -1);
     int time = !strcmp(mc_manifest_str(m, "metric"), "time");
+    const char *why;
+    int bound = mc_manifest_bound(m, &why);
 
     mc_manifest_interval(m, &lo, &hi);
 
     if (strcmp(mc_manifest_str(m, "status"), "optimized"))
         mc_buf_adds(&v, "none: the original is kept");
+    else if (bound)
+        mc_buf_addf(&v, "%.2fx confirmed (lower bound%s%s)",
+                    mc_manifest_num(m, "speedup", 0), *why ? "; " : "",
+                    why);
     else
         mc_buf_addf(&v, "%.2fx confirmed",
                     mc_manifest_num(m, "speedup", 0));
@@ -226,7 +233,11 @@ put_speedup(const cJSON *m, struct mc_buf *line, size_t width)
     else if (base >= 0 && best >= 0)
         mc_buf_addf(&v, "; %.0f -> %.0f %s", base, best,
                     mc_manifest_str(m, "metric"));
-    put_field(line, "speedup", v.s, width);
+    /* A lower bound's why is worth reading whole. */
+    if (bound)
+        put_field_wrapped(line, "speedup", v.s, width);
+    else
+        put_field(line, "speedup", v.s, width);
     mc_buf_release(&v);
 }
 
@@ -415,7 +426,7 @@ put_entry(const struct mc_show_entries *l, size_t i, struct mc_buf *line,
 {
     const struct mc_show_entry *x = &l->v[i];
     const cJSON *flags = mc_json_array(x->m, "flags"), *f;
-    const char *reason = mc_manifest_str(x->m, "reason");
+    const char *reason = mc_manifest_str(x->m, "reason"), *why;
     struct mc_buf v = MC_BUF_INIT;
 
     mc_buf_addf(line, "  %c %s  ", x->current ? '*' : ' ', x->key);
@@ -440,8 +451,10 @@ put_entry(const struct mc_show_entries *l, size_t i, struct mc_buf *line,
                 *x->dir ? x->dir : "not recorded", width);
     mc_buf_reset(&v);
     if (!strcmp(mc_manifest_str(x->m, "status"), "optimized"))
-        mc_buf_addf(&v, "optimized, %.2fx confirmed",
-                    mc_manifest_num(x->m, "speedup", 0));
+        mc_buf_addf(&v, "optimized, %.2fx confirmed%s",
+                    mc_manifest_num(x->m, "speedup", 0),
+                    mc_manifest_bound(x->m, &why) ? " (lower bound)"
+                                                     : "");
     else
         mc_buf_addf(&v, "original kept%s%s", *reason ? ": " : "", reason);
     put_wrapped(line, ENTRY_LEAD, "status", ENTRY_TAGW, v.s, width);

@@ -25,8 +25,9 @@ forms = [
     ("cand", t + r" \[([1-3])/3\] (correct ([0-9.]+)x(, not confirmed)?"
              r"|[a-z -]+) \(best ([0-9.]+)x; f_r [0-4] u_t [0-9.]+\) "
              r"\[[0-9hms]+(, ~[0-9hms]+ left)?\](: .*)?$"),
-    ("end", t + r": (optimized: kept .+, [0-9.]+x confirmed \(interval "
-            r"[0-9.]+x-[0-9.]+x\)|keeping the original \(.+\)); [0-9hms]+, "
+    ("end", t + r": (optimized: kept .+, [0-9.]+x confirmed \((lower "
+            r"bound; .+; )?interval [0-9.]+x-[0-9.]+x\)|keeping the "
+            r"original \(.+\)); [0-9hms]+, "
             r"3 candidates, 0 model requests, 0 tokens, cost 0\.0000$"),
 ]
 seen = {x: [] for x in targets}

@@ -118,6 +118,10 @@ struct mc_eval {
                                * candidate named, as it named it */
     struct mc_buf why;        /* why prepare failed, in full (ERR has it
                                * cut to its size) */
+    int tight;                /* a round that would promote with an
+                               * interval wider than MC_STATE_SHARE
+                               * allows goes on, up to the cap (the
+                               * search's final confirmation) */
     int rounds;               /* 0: the search's rule (a confirmation
                                * round after a promoting one); N (at most
                                * MC_TIMING_ROUNDS): N rounds, whatever
@@ -209,6 +213,36 @@ enum mc_code mc_eval_profile_parsed(struct mc_eval *ev,
  */
 int mc_eval_median_ci(double *x, size_t n, double alpha, double *median,
                       double *low, double *high);
+
+/*
+ * Tight enough to state (doc/internals/eval.md): a confirmed speedup's
+ * median is the figure stated only when its 99% interval lies within
+ * MC_STATE_SHARE of the median on either side; otherwise the figure
+ * stated (manifest, progress line, show, report) is the interval's
+ * lower bound. The search's final confirmation runs more pairs first
+ * (struct mc_eval's tight).
+ */
+#define MC_STATE_SHARE 0.15
+
+/* Whether the interval [LOW, HIGH] of median MEDIAN is wider than the
+ * rule allows: an end lies more than MC_STATE_SHARE of MEDIAN from it.
+ * An unknown interval (LOW <= 0) or median is not wide. */
+int mc_eval_wide(double median, double low, double high);
+
+/*
+ * The figure to state for the confirmed speedup MEDIAN with 99%
+ * interval [LOW, HIGH], into *STATED: MEDIAN, or LOW when the interval
+ * is wide (mc_eval_wide()); returns 1 when it is LOW, else 0.
+ */
+int mc_eval_state(double median, double low, double high, double *stated);
+
+/*
+ * Why a figure is stated as its interval's lower bound, appended to
+ * WHY (initialised by the caller): a variant whose timed run (PROGRAM_S
+ * seconds) is short is "too short to time closer"; a longer one has
+ * timings that vary too much on this machine. MC_ENOMEM as WHY says.
+ */
+void mc_eval_state_why(double program_s, struct mc_buf *why);
 
 /*
  * Compare the original's output ORIG with CAND. With tolerance REL/ABS

@@ -17,6 +17,16 @@
 
 #define MIN_PAIRS    8           /* the first 99% interval needs 8 */
 #define MAX_PAIRS    40
+#define TIGHT_PAIRS  200         /* most pairs of a round that goes on
+                                  * while its interval is too wide to
+                                  * state its median (ev->tight): their
+                                  * 99% interval is ranks 82 to 119; a
+                                  * 6 ms program's pair, two sandboxed
+                                  * runs, took 55 to 70 ms on the busy
+                                  * 2-core machine, so the default cap
+                                  * (20 s) comes first there */
+#define SHORT_RUN_S  0.05        /* a timed run shorter than this is
+                                  * "too short to time closer" */
 #define ALPHA        0.01        /* two-sided: 99% intervals */
 #define TIMING_LOCK_DIR  "/run/lock"       /* the machine's lock files */
 #define TIMING_LOCK_NAME "maxcode-timing.lock"
@@ -104,6 +114,38 @@ mc_eval_spread(const double *x, size_t n)
         return 0;
     return (x[(size_t)(SPREAD_HIGH * (double)(n - 1))] -
             x[(size_t)(SPREAD_LOW * (double)(n - 1))]) / med;
+}
+
+int
+mc_eval_wide(double median, double low, double high)
+{
+    if (median <= 0 || low <= 0)
+        return 0;
+    return low < median * (1 - MC_STATE_SHARE) ||
+           high > median * (1 + MC_STATE_SHARE);
+}
+
+int
+mc_eval_state(double median, double low, double high, double *stated)
+{
+    int wide = mc_eval_wide(median, low, high);
+
+    *stated = wide ? low : median;
+    return wide;
+}
+
+void
+mc_eval_state_why(double program_s, struct mc_buf *why)
+{
+    if (program_s <= 0 || program_s >= SHORT_RUN_S)
+        mc_buf_adds(why, "its timings vary too much on this machine to "
+                    "time closer");
+    else if (program_s < 0.001)
+        mc_buf_addf(why, "the variant runs %.3g us, too short to time "
+                    "closer", program_s * 1e6);
+    else
+        mc_buf_addf(why, "the variant runs %.3g ms, too short to time "
+                    "closer", program_s * 1e3);
 }
 
 /* ---- timing ---- */
@@ -279,22 +321,25 @@ mc_eval_time_original(struct mc_eval *ev, struct mc_err *err)
  * One interleaved round of A (original) against B (candidate): pairs in
  * ABBA order until the 99% interval decides against MIN_SPEEDUP, MAX_PAIRS
  * pairs, or the time cap, counted from START (the round's first
- * attempt: a round taken again shares its cap). Fills T's figures;
- * returns whether it promotes.
+ * attempt: a round taken again shares its cap). With EV->tight, a round
+ * whose interval lies above MIN_SPEEDUP but is too wide to state its
+ * median (mc_eval_wide()) goes on, up to TIGHT_PAIRS pairs or the cap.
+ * Fills T's figures; returns whether it promotes.
  */
 static enum mc_code
 ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
          double start, struct mc_timing *t, int *promoted, int *failed,
          struct mc_err *err)
 {
-    double a[MAX_PAIRS], b[MAX_PAIRS], ratio[MAX_PAIRS], tmp[MAX_PAIRS];
+    double a[TIGHT_PAIRS], b[TIGHT_PAIRS], ratio[TIGHT_PAIRS];
+    double tmp[TIGHT_PAIRS];
     double timeout = timing_timeout(ev), med, lo, hi;
     enum mc_code rc = MC_OK;
-    size_t n = 0;
+    size_t n = 0, most = ev->tight ? TIGHT_PAIRS : MAX_PAIRS;
 
     *promoted = 0;
     *failed = 0;
-    while (n < MAX_PAIRS) {
+    while (n < most) {
         int fa = 0, fb = 0;
 
         if (n % 2 == 0) {
@@ -322,13 +367,19 @@ ab_round(struct mc_eval *ev, const char *cand, double min_speedup,
             continue;
         memcpy(tmp, ratio, n * sizeof(*tmp));
         mc_eval_median_ci(tmp, n, ALPHA, &med, &lo, &hi);
-        if (lo > min_speedup || hi < min_speedup || hi < 1.0 ||
+        if ((lo > min_speedup &&
+             !(ev->tight && mc_eval_wide(med, lo, hi))) ||
+            hi < min_speedup || hi < 1.0 ||
             (hi - lo) / med < CI_NARROW ||
             wall_now() - start > ev->timing_cap_s)
             break;
     }
     memcpy(tmp, ratio, n * sizeof(*tmp));
     mc_eval_median_ci(tmp, n, ALPHA, &med, &lo, &hi);
+    if (ev->tight)
+        mc_verbose("timing: a round of %zu pairs, %.3fx in [%.3fx, "
+                   "%.3fx]%s", n, med, lo, hi,
+                   mc_eval_wide(med, lo, hi) ? ", too wide to state" : "");
     t->pairs = n;
     t->median = med;
     t->ci_low = lo;

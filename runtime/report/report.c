@@ -41,6 +41,7 @@ target_release(struct mc_report_target *t)
     mc_free(t->created);
     mc_free(t->best_label);
     mc_free(t->ranking);
+    mc_free(t->bound_why);
     mc_free(t->source_path);
     mc_free(t->dir);
     mc_strv_release(&t->words);
@@ -149,6 +150,7 @@ static enum mc_code
 read_manifest(const cJSON *m, struct mc_report_target *t)
 {
     struct mc_buf dir = MC_BUF_INIT;
+    const char *why;
 
     if (mc_manifest_dir(m, &dir) ||
         !(t->dir = mc_strdup(dir.s ? dir.s : "")) ||
@@ -181,6 +183,8 @@ read_manifest(const cJSON *m, struct mc_report_target *t)
         (unsigned long long)mc_manifest_num(m, "tokens_out", 0);
     t->usage.cost = mc_manifest_num(m, "cost", 0);
     mc_manifest_interval(m, &t->low, &t->high);
+    if (mc_manifest_bound(m, &why) && !(t->bound_why = mc_strdup(why)))
+        return MC_ENOMEM;
     if (!t->source_path || !t->source || !t->status || !t->reason ||
         !t->strategy ||
         !t->proposer || !t->model || !t->metric || !t->created ||
@@ -546,12 +550,13 @@ build_summary(const struct mc_report *r, struct mc_buf *b)
     all_counters(r, b);
 }
 
-/* The speedup cell of T: the confirmed figure and its interval. */
+/* The speedup cell of T: the confirmed figure (marked when it is its
+ * interval's lower bound) and its interval. */
 static void
 speedup_cell(struct mc_buf *b, const struct mc_report_target *t)
 {
-    mc_buf_addf(b, "<td class=\"num\" data-v=\"%.6g\">%.2fx", t->speedup,
-                t->speedup);
+    mc_buf_addf(b, "<td class=\"num\" data-v=\"%.6g\">%.2fx%s",
+                t->speedup, t->speedup, t->bound_why ? " (lower bound)" : "");
     if (t->low > 0)
         mc_buf_addf(b, " <span class=\"note\">[%.2f&ndash;%.2f]</span>",
                     t->low, t->high);

@@ -36,7 +36,11 @@ struct mc_report_target {
     char *source_path;         /* the manifest's; "" in old copies */
     char *dir;                 /* the directory the search ran in, or "" */
     struct mc_strv words;      /* its build (mc_report_build_words) */
-    double speedup;            /* confirmed; 1 for the original */
+    double speedup;            /* confirmed as stated; 1 for the
+                                * original */
+    char *bound_why;           /* NULL: speedup is the median; else it
+                                * is low, and why (manifest.h's
+                                * speedup_basis and speedup_why) */
     double low, high;          /* its interval; low < 0: none */
     double baseline;           /* seconds of the original; < 0: unknown */
     double seconds;            /* the search's time; < 0: not recorded */

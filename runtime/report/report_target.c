@@ -242,7 +242,8 @@ target_facts(struct mc_buf *b, const struct mc_report_target *t)
     mc_buf_adds(b, "</dl>\n");
 }
 
-/* The status line: optimized or not, the speedup, the reason. */
+/* The status line: optimized or not, the speedup (and why it is its
+ * interval's lower bound, when it is), the reason. */
 static void
 target_status(struct mc_buf *b, const struct mc_report_target *t)
 {
@@ -251,6 +252,14 @@ target_status(struct mc_buf *b, const struct mc_report_target *t)
     mc_buf_addf(b, "<p><span class=\"%s\">", ok ? "ok" : "orig");
     mc_html_escs(b, t->status);
     mc_buf_addf(b, "</span>, %.2fx", t->speedup);
+    if (t->bound_why) {
+        mc_buf_adds(b, " (lower bound");
+        if (*t->bound_why) {
+            mc_buf_adds(b, "; ");
+            mc_html_escs(b, t->bound_why);
+        }
+        mc_buf_adds(b, ")");
+    }
     if (t->low > 0)
         mc_buf_addf(b, " [%.2f&ndash;%.2f]", t->low, t->high);
     if (t->best >= 0)

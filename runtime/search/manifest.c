@@ -162,9 +162,10 @@ manifest_trajectory(cJSON *m, const struct mc_search *s)
 }
 
 /* The manifest's speedup_interval (the confirmed speedup's round's 99%
- * interval; null for the original), load (the machine's load around
- * each round of the final confirmation; null when none ran) and
- * search_seconds (null when no search ran). */
+ * interval; null for the original), with a search's variant what the
+ * speedup states (speedup_basis, speedup_median, speedup_why), load
+ * (the machine's load around each round of the final confirmation; null
+ * when none ran) and search_seconds (null when no search ran). */
 static void
 manifest_interval(cJSON *m, const struct mc_search *s)
 {
@@ -176,6 +177,12 @@ manifest_interval(cJSON *m, const struct mc_search *s)
             cJSON_AddItemToArray(a, cJSON_CreateNumber(s->final_low));
             cJSON_AddItemToArray(a, cJSON_CreateNumber(s->final_high));
         }
+        cJSON_AddStringToObject(m, "speedup_basis", s->final_bound
+                                                        ? MC_BASIS_BOUND
+                                                        : MC_BASIS_MEDIAN);
+        cJSON_AddNumberToObject(m, "speedup_median", s->final_median);
+        cJSON_AddStringToObject(m, "speedup_why",
+                                s->final_why.s ? s->final_why.s : "");
     } else {
         cJSON_AddNullToObject(m, "speedup_interval");
     }
@@ -301,6 +308,13 @@ mc_manifest_interval(const cJSON *m, double *low, double *high)
         return 1;
     }
     return 0;
+}
+
+int
+mc_manifest_bound(const cJSON *m, const char **why)
+{
+    *why = mc_manifest_str(m, "speedup_why");
+    return !strcmp(mc_manifest_str(m, "speedup_basis"), MC_BASIS_BOUND);
 }
 
 enum mc_code

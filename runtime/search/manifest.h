@@ -8,6 +8,7 @@
  *   manifest = {"key":K,"source":S,"source_path":P,["directory":D,]
  *               "status":ST,
  *               "reason":R,"speedup":x,"speedup_interval":[lo,hi]|null,
+ *               ["speedup_basis":B,"speedup_median":x,"speedup_why":W,]
  *               "load":[round...]|null,"search_seconds":x|null,
  *               "baseline_seconds":x|null,"best_seconds":x|null,
  *               "metric":s,"candidates":n,"correct_candidates":n,
@@ -38,9 +39,15 @@
  * that make's recipe ran; "." in a copy that left the machine; entries
  * of older versions lack it);
  * ST "optimized" or "original", R why the original ("" when
- * optimized); speedup the confirmed speedup (1 for the original),
- * speedup_interval its 99% interval (both confirming rounds'; null for
- * the original); load the machine's load around each round of the final
+ * optimized); speedup the confirmed speedup as stated everywhere (1 for
+ * the original), speedup_interval its 99% interval (both confirming
+ * rounds'; null for the original); a search's variant adds B, what
+ * speedup is: "median" (the worse of the rounds' medians) or "lower
+ * bound" (the interval's: it is too wide to state the median,
+ * MC_STATE_SHARE in eval.h), speedup_median that median, and W why it
+ * is the lower bound ("" for the median); an entry without B states the
+ * median (stored before the rule); load the machine's load around each
+ * round of the final
  * confirmation (null when none ran); search_seconds the search's time
  * (null when none ran); baseline_seconds the original's time and
  * best_seconds baseline_seconds / speedup (null until the executor
@@ -135,6 +142,16 @@ double mc_manifest_num(const struct cJSON *m, const char *name,
  * one with 0 < LOW <= HIGH <= MC_MANIFEST_NUM_MAX, else 0 with both
  * -1 (the original's null, or an entry stored before it was recorded). */
 int mc_manifest_interval(const struct cJSON *m, double *low, double *high);
+
+/* speedup_basis's two values. */
+#define MC_BASIS_MEDIAN "median"
+#define MC_BASIS_BOUND  "lower bound"
+
+/* Whether manifest M's speedup is its interval's lower bound (its
+ * speedup_basis is MC_BASIS_BOUND), with *WHY its speedup_why ("" when
+ * none; borrowed from M); 0 for the median and for an entry stored
+ * before the basis was recorded. */
+int mc_manifest_bound(const struct cJSON *m, const char **why);
 
 /*
  * The directory the search of manifest M ran in, into OUT (emptied

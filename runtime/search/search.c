@@ -74,6 +74,7 @@ mc_search_init_with(struct mc_search *s, const struct mc_proposer *prop,
     memset(s, 0, sizeof(*s));
     mc_buf_init(&s->reason);
     mc_buf_init(&s->ranking_note);
+    mc_buf_init(&s->final_why);
     s->t = t;
     s->ev = ev;
     s->key = key;
@@ -119,6 +120,7 @@ mc_search_release(struct mc_search *s)
     mc_value_close(s);
     mc_buf_release(&s->reason);
     mc_buf_release(&s->ranking_note);
+    mc_buf_release(&s->final_why);
     memset(s, 0, sizeof(*s));
 }
 
@@ -427,25 +429,40 @@ out:
     return rc;
 }
 
-/* Confirm the best node once more before it is the answer. */
+/* Confirm the best node once more before it is the answer: the
+ * executor's rounds go on while their interval is too wide to state the
+ * median (struct mc_eval's tight), and a figure still that wide is
+ * stated as its lower bound. Whether it is kept is decided as in the
+ * search (the confirmed median against MIN_SPEEDUP). */
 static enum mc_code
 confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
 {
     struct mc_search_node *b = &s->nodes[s->best];
+    const struct mc_timing *t;
     struct mc_feedback fb;
     enum mc_code rc;
 
     mc_feedback_init(&fb);
+    if (s->ev)
+        s->ev->tight = 1;
     rc = execute(s, &b->code, 0, &fb, err);
+    if (s->ev)
+        s->ev->tight = 0;
     if (rc)
         goto out;
-    s->final_rounds = fb.timing.rounds;
-    memcpy(s->final_load, fb.timing.load, sizeof(s->final_load));
-    if (fb.correct && fb.timing.confirmed &&
-        fb.timing.confirmed_speedup >= min_speedup) {
-        s->final_speedup = fb.timing.confirmed_speedup;
-        s->final_low = fb.timing.confirmed_low;
-        s->final_high = fb.timing.confirmed_high;
+    t = &fb.timing;
+    s->final_rounds = t->rounds;
+    memcpy(s->final_load, t->load, sizeof(s->final_load));
+    if (fb.correct && t->confirmed && t->confirmed_speedup >= min_speedup) {
+        s->final_median = t->confirmed_speedup;
+        s->final_low = t->confirmed_low;
+        s->final_high = t->confirmed_high;
+        s->final_bound = mc_eval_state(s->final_median, s->final_low,
+                                       s->final_high, &s->final_speedup);
+        if (s->final_bound)
+            mc_eval_state_why(t->cand_s, &s->final_why);
+        if (mc_buf_status(&s->final_why))
+            rc = mc_err_set(err, MC_ENOMEM, "out of memory");
     } else
         mc_buf_addf(&s->reason, "the best variant (%s, %.2fx) did not "
                     "hold in the final confirmation (%s, %.2fx)", b->label,

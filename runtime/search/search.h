@@ -94,8 +94,16 @@ struct mc_search {
     size_t resumed;           /* nodes read back from the journal */
     size_t evaluated;         /* nodes evaluated by this run */
     int best;                 /* index of the best confirmed node, or -1 */
-    double final_speedup;     /* after the last confirmation, or 0 */
-    double final_low, final_high; /* its round's 99% interval */
+    double final_speedup;     /* the figure stated after the last
+                               * confirmation (final_median, or
+                               * final_low when final_bound), or 0 */
+    double final_median;      /* the confirmed speedup: the worse of
+                               * its rounds' medians */
+    double final_low, final_high; /* its rounds' 99% interval */
+    int final_bound;          /* the interval is too wide to state the
+                               * median: final_speedup is final_low
+                               * (mc_eval_state()), */
+    struct mc_buf final_why;  /* and why, else empty */
     size_t final_rounds;      /* the final confirmation's rounds, */
     struct mc_load_round final_load[MC_TIMING_ROUNDS]; /* and the load
                                * around each (manifest "load") */
@@ -137,9 +145,11 @@ void mc_search_release(struct mc_search *s);
 
 /*
  * Run the search to the budget or the time limit (resuming from the
- * journal), then confirm the answer. Afterwards S->best >= 0 and
- * S->final_speedup >= min-speedup when a variant won; otherwise
- * S->reason says why the original stays.
+ * journal), then confirm the answer. Afterwards S->best >= 0,
+ * S->final_median >= min-speedup and S->final_speedup > 1 (the figure
+ * to state: the median, or the interval's lower bound when the interval
+ * is too wide, S->final_bound) when a variant won; otherwise S->reason
+ * says why the original stays.
  */
 enum mc_code mc_search_run(struct mc_search *s, struct mc_err *err);
 

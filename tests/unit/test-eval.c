@@ -73,6 +73,18 @@ test_median_ci__order_statistics(void)
     ok(med == 20.5 && lo == 12 && hi == 29,
        "n=40: median 20.5, [x(12), x(29)]");
 
+    /* n = 200 (a round that goes on while too wide to state, TIGHT_PAIRS):
+     * P(X <= 81) = 0.0044 <= 0.005 < P(X <= 82) = 0.0066: k = 82,
+     * [x(82), x(119)]. */
+    {
+        double y[200];
+
+        scrambled(y, 200);
+        mc_eval_median_ci(y, 200, 0.01, &med, &lo, &hi);
+        ok(med == 100.5 && lo == 82 && hi == 119,
+           "n=200: median 100.5, [x(82), x(119)]");
+    }
+
     /* n = 9, odd: the median is the middle value. */
     scrambled(x, 9);
     is_long(mc_eval_median_ci(x, 9, 0.01, &med, &lo, &hi), 0, "n=9: 0");
@@ -399,11 +411,86 @@ test_check__passed_and_what_it_said(void)
     mc_buf_release(&r.o.err);
 }
 
+/* Tight enough to state: the median when the interval lies within
+ * MC_STATE_SHARE of it on both sides, else the interval's lower bound;
+ * the figure stated is never above the lower bound of an interval wider
+ * than the rule allows. */
+static void
+test_state__rule(void)
+{
+    double x, m, lo, hi;
+    int bound, bad = 0, wide_seen = 0, narrow_seen = 0, i;
+    unsigned seed = 29;
+
+    bound = mc_eval_state(1.62, 1.04, 3.50, &x);
+    ok(bound == 1 && x == 1.04,
+       "the issue's 1.62x in [1.04x, 3.50x]: its lower bound, 1.04x");
+    bound = mc_eval_state(1.50, 1.40, 1.60, &x);
+    ok(bound == 0 && x == 1.50, "[1.40x, 1.60x] of 1.50x: the median");
+    ok(mc_eval_state(2.0, 1.75, 2.25, &x) == 0 && x == 2.0,
+       "12.5% either side: within the rule");
+    ok(mc_eval_state(2.0, 1.65, 2.05, &x) == 1 && x == 1.65,
+       "17.5% below: the lower bound");
+    ok(mc_eval_state(1.5, 1.45, 2.0, &x) == 1 && x == 1.45,
+       "too wide above only: the lower bound too (the rule is +-)");
+    ok(mc_eval_state(1.5, -1, -1, &x) == 0 && x == 1.5,
+       "no interval known: the median");
+    ok(mc_eval_state(1.07, 1.07, 1.07, &x) == 0 && x == 1.07,
+       "a count's point interval (metric=instructions): the median");
+    ok(!mc_eval_wide(1.5, 1.5 * (1 - MC_STATE_SHARE) + 1e-9, 1.5),
+       "just inside the share is not wide");
+    ok(mc_eval_wide(1.5, 1.5 * (1 - MC_STATE_SHARE) - 1e-9, 1.5),
+       "just outside it is");
+
+    /* The property over many intervals, as timing could give them. */
+    for (i = 0; i < 10000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        m = 1.0 + (double)(seed >> 8 & 0xffff) / 16384.0;
+        seed = seed * 1103515245u + 12345u;
+        lo = m * (1 - 0.3 * (double)(seed >> 8 & 0xffff) / 65536.0);
+        seed = seed * 1103515245u + 12345u;
+        hi = m * (1 + 0.3 * (double)(seed >> 8 & 0xffff) / 65536.0);
+        bound = mc_eval_state(m, lo, hi, &x);
+        if (lo < m * (1 - MC_STATE_SHARE) || hi > m * (1 + MC_STATE_SHARE)) {
+            wide_seen++;
+            bad += !bound || x > lo;
+        } else {
+            narrow_seen++;
+            bad += bound || x != m;
+        }
+    }
+    ok(wide_seen > 1000 && narrow_seen > 1000, "both kinds drawn");
+    is_long(bad, 0, "wide: never above the lower bound; else the median");
+}
+
+/* Why a figure is its lower bound: a short program says how long it
+ * runs; a longer one blames the machine's noise. */
+static void
+test_state__why(void)
+{
+    struct mc_buf b = MC_BUF_INIT;
+
+    mc_eval_state_why(0.006, &b);
+    is_str(b.s, "the variant runs 6 ms, too short to time closer",
+           "6 ms: too short");
+    mc_buf_reset(&b);
+    mc_eval_state_why(0.0003, &b);
+    is_str(b.s, "the variant runs 300 us, too short to time closer",
+           "0.3 ms in microseconds");
+    mc_buf_reset(&b);
+    mc_eval_state_why(0.8, &b);
+    is_str(b.s, "its timings vary too much on this machine to time "
+           "closer", "0.8 s: the machine's noise");
+    mc_buf_release(&b);
+}
+
 int
 main(void)
 {
     TAP_RUN(test_median_ci__order_statistics);
     TAP_RUN(test_median_ci__too_few);
+    TAP_RUN(test_state__rule);
+    TAP_RUN(test_state__why);
     TAP_RUN(test_compare__exact);
     TAP_RUN(test_compare__tolerance);
     TAP_RUN(test_check__passed_and_what_it_said);

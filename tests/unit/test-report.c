@@ -125,6 +125,35 @@ test_report__no_trajectory(void)
     mc_free(p);
 }
 
+/* A figure stated as its interval's lower bound (manifest.h's
+ * speedup_basis) says so in the row and the status line, with why as
+ * text; an entry stored before the basis was recorded states its
+ * figure as before. */
+static void
+test_report__lower_bound(void)
+{
+    static const char bound[] =
+        "{\"key\":\"" KEY "\",\"source\":\"k.c\",\"status\":"
+        "\"optimized\",\"reason\":\"\",\"speedup\":1.04,"
+        "\"speedup_interval\":[1.04,3.5],\"speedup_basis\":"
+        "\"lower bound\",\"speedup_median\":1.62,\"speedup_why\":"
+        "\"the variant runs <6> ms, too short to time closer\","
+        "\"metric\":\"time\",\"candidates\":1,\"correct_candidates\":1,"
+        "\"strategy\":\"flat\",\"proposer\":\"builtin\","
+        "\"model\":\"\"}";
+    char *p = page_of(bound, NULL), *q = page_of(manifest, NULL);
+
+    contains(p, "1.04x (lower bound) <span class=\"note\">[1.04&ndash;"
+             "3.50]", "the row says the figure is the lower bound");
+    contains(p, "</span>, 1.04x (lower bound; the variant runs &lt;6&gt; "
+             "ms, too short to time closer) [1.04&ndash;3.50]",
+             "the status line says why, as text");
+    ok(p && !strstr(p, "1.62"), "the median is not stated");
+    ok(q && !strstr(q, "lower bound"), "an older entry: as before");
+    mc_free(p);
+    mc_free(q);
+}
+
 static void
 test_report__empty(void)
 {
@@ -227,6 +256,7 @@ main(void)
     TAP_RUN(test_html__escapes);
     TAP_RUN(test_report__one_search);
     TAP_RUN(test_report__no_trajectory);
+    TAP_RUN(test_report__lower_bound);
     TAP_RUN(test_report__empty);
     TAP_RUN(test_report__words_differ);
     TAP_RUN(test_report__twins);

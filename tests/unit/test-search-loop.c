@@ -15,6 +15,8 @@
  *   cc       does not compile
  *   fade     (with ok) confirmed when first judged only: the final
  *            confirmation does not hold
+ *   wide     (with ok) its interval is [1.04, 3.50] and the program
+ *            runs 6 ms (the issue's kernel): too wide to state X
  * The proposer's script is a list of codes taken in order; "!CODE" is
  * proposed with the sanitizers (a rewrite), "reject" is a proposal with
  * no code, and the end of the list is a round with nothing to propose.
@@ -36,10 +38,15 @@ static char dir[64];
 
 struct fake {
     int calls;             /* executor calls, the confirmation's too */
+    int tight_calls;       /* calls with the executor's tight set */
     struct mc_buf judged;  /* " #ID" per call, "!" after a sanitized one */
 };
 
 static struct fake fx;
+
+/* The executor the search is given: only its tight flag is read, by
+ * the fake. */
+static struct mc_eval fev;
 
 static enum mc_code
 fake_exec(void *ctx, const char *text, size_t len, int sanitize,
@@ -54,6 +61,7 @@ fake_exec(void *ctx, const char *text, size_t len, int sanitize,
     (void)err;
     n = sscanf(text, " #%15s %15s %lf", id, verdict, &x);
     f->calls++;
+    f->tight_calls += fev.tight;
     /* Judged before: a fading candidate does not hold. */
     again = f->judged.s && strstr(f->judged.s, id) != NULL;
     mc_buf_addf(&f->judged, " #%s%s", id, sanitize ? "!" : "");
@@ -74,6 +82,12 @@ fake_exec(void *ctx, const char *text, size_t len, int sanitize,
         fb->timing.confirmed_speedup = fb->timing.confirmed ? x : 0;
         fb->timing.confirmed_low = x - 0.01;
         fb->timing.confirmed_high = x + 0.01;
+        fb->timing.cand_s = 0.5;
+        if (strstr(text, "wide")) {
+            fb->timing.confirmed_low = 1.04;
+            fb->timing.confirmed_high = 3.50;
+            fb->timing.cand_s = 0.006;
+        }
     }
     mc_buf_addf(&fb->detail, "fake: %s", verdict);
     return MC_OK;
@@ -238,7 +252,7 @@ setup(struct mc_search *s, struct mc_target *t, const char *strategy,
         rc = mc_target_parse(t, src, args, 2, &c, &err);
     mc_conf_release(&c);
     if (!rc)
-        rc = mc_search_init_with(s, &scripted, t, NULL, "0123abcd", path,
+        rc = mc_search_init_with(s, &scripted, t, &fev, "0123abcd", path,
                                  NULL, &err);
     s->exec = fake_exec;
     s->exec_ctx = &fx;
@@ -387,6 +401,38 @@ test_search_loop__best_is_the_best_confirmed(void)
              "the reason says so");
     is_long(mc_fallback_reason_of(&s, 0), MC_STAT_FALLBACK_NO_SPEEDUP,
             "counted as no speedup");
+    done(&s, &t);
+}
+
+/* The final confirmation asks the executor for a tight interval, and
+ * a confirmed figure whose interval is still too wide is stated as its
+ * lower bound, with why; whether it is kept is decided on its median
+ * against min-speedup, as before. */
+static void
+test_search_loop__wide_states_lower_bound(void)
+{
+    static const char *const wide[] = {"#1 ok 1.62 wide", NULL};
+    static const char *const narrow[] = {"#1 ok 1.62", NULL};
+    struct mc_search s;
+    struct mc_target t;
+
+    ok(!setup(&s, &t, "flat", 1, wide, "wide.jsonl"), "searched");
+    is_long(fx.calls, 2, "judged, then confirmed");
+    is_long(fx.tight_calls, 1, "only the final confirmation is tight");
+    is_long(fev.tight, 0, "and the executor is left as it was");
+    is_long(s.best, 0, "kept: its median clears min-speedup");
+    ok(s.final_bound == 1, "its interval is too wide to state 1.62x");
+    ok(s.final_speedup == 1.04 && s.final_median == 1.62 &&
+       s.final_low == 1.04 && s.final_high == 3.50,
+       "the figure stated is the lower bound; the median is kept beside");
+    is_str(s.final_why.s, "the variant runs 6 ms, too short to time closer",
+           "and why");
+    done(&s, &t);
+
+    ok(!setup(&s, &t, "flat", 1, narrow, "narrow.jsonl"), "searched");
+    ok(s.final_bound == 0 && s.final_speedup == 1.62 &&
+       s.final_median == 1.62, "a narrow interval states its median");
+    is_long(s.final_why.len, 0, "with no why");
     done(&s, &t);
 }
 
@@ -560,6 +606,7 @@ main(void)
     TAP_RUN(test_search_loop__nothing_left_to_propose);
     TAP_RUN(test_search_loop__repairs_when_nothing_correct);
     TAP_RUN(test_search_loop__best_is_the_best_confirmed);
+    TAP_RUN(test_search_loop__wide_states_lower_bound);
     TAP_RUN(test_search_loop__duplicates);
     TAP_RUN(test_search_loop__resume);
     TAP_RUN(test_search_loop__effi_learner);
