@@ -74,7 +74,8 @@
  * the sets one knob away are tried in the order of its prior instead. Knobs that failed to
  * compile are never used again, knobs blamed for wrong output are
  * dropped, knobs that made things slower are not added again to the
- * same base. Its critique is a short rule-based diagnosis of what
+ * same base, and a knob set whose code repeats a judged one's is passed
+ * over for the next (proposer_builtin.c: never judged twice). Its critique is a short rule-based diagnosis of what
  * changed and why it likely helped or hurt.
  */
 #ifndef MC_BUILTIN_H
