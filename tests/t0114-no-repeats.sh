@@ -16,14 +16,13 @@ test_expect_success 'a budget of 8 judges 8 different texts' '
   mkdir -p p/in && cd p &&
   cat >hot.c <<-\EOF &&
 	#include <stdio.h>
-	/* A sum, and which instruction set the file was built for. */
-	long
-	work(const int *v, int n)
-	{
-	    long s = 0;
-	    for (int i = 0; i < n; i++)
-	        s += v[i] * 3 + (v[i] >> 2);
-	    return s;
+	/* A checksum, and which instruction set the file was built for. */
+	unsigned long checksum(const unsigned *v, unsigned n) {
+	    unsigned long h = 5381;
+	    unsigned i;
+	    for (i = 0; i < n; i++)
+	        h = h * 33 + v[i];
+	    return h;
 	}
 	void
 	report(void)
@@ -38,17 +37,17 @@ test_expect_success 'a budget of 8 judges 8 different texts' '
   cat >main.c <<-\EOF &&
 	#include <stdio.h>
 	#include <stdlib.h>
-	long work(const int *v, int n);
+	unsigned long checksum(const unsigned *v, unsigned n);
 	void report(void);
 	int main(void)
 	{
-	    int n, r;
-	    long t = 0;
-	    if (scanf("%d %d", &n, &r) != 2) return 1;
-	    int *v = malloc(sizeof(int) * n);
-	    for (int i = 0; i < n; i++) v[i] = i % 101;
-	    for (int k = 0; k < r; k++) t += work(v, n);
-	    printf("%ld\n", t);
+	    unsigned n, r;
+	    unsigned long t = 0;
+	    if (scanf("%u %u", &n, &r) != 2) return 1;
+	    unsigned *v = malloc(sizeof(unsigned) * n);
+	    for (unsigned i = 0; i < n; i++) v[i] = i % 101;
+	    for (unsigned k = 0; k < r; k++) t ^= checksum(v, n) + k;
+	    printf("%lu\n", t);
 	    report();
 	    return 0;
 	}
