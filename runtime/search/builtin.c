@@ -269,6 +269,9 @@ mc_builtin_release(struct mc_builtin *b)
     mc_free(b->ok);
     mc_free(b->expect);
     mc_free(b->heat);
+    mc_free(b->avoid);
+    b->avoid = NULL;
+    b->navoid = b->avoid_cap = 0;
     b->m = NULL;
     b->blank = NULL;
     b->ok = NULL;
@@ -308,6 +311,55 @@ tried(const struct mc_prop_node *nodes, size_t n, unsigned long tag)
     return 0;
 }
 
+/* Whether TAG is avoided for good, or chosen for this run already. */
+static int
+avoided(const struct mc_builtin *b, unsigned long tag)
+{
+    size_t i;
+
+    for (i = 0; i < b->navoid; i++)
+        if (b->avoid[i] == tag)
+            return 1;
+    for (i = 0; i < b->npending; i++)
+        if (b->pending[i] == tag)
+            return 1;
+    return 0;
+}
+
+enum mc_code
+mc_builtin_avoid(struct mc_builtin *b, unsigned long tag)
+{
+    size_t i;
+
+    for (i = 0; i < b->navoid; i++)
+        if (b->avoid[i] == tag)
+            return MC_OK;
+    if (b->navoid == b->avoid_cap) {
+        size_t cap = b->avoid_cap ? 2 * b->avoid_cap : 32;
+        unsigned long *v = mc_realloc(b->avoid, cap * sizeof(*v));
+
+        if (!v)
+            return MC_ENOMEM;
+        b->avoid = v;
+        b->avoid_cap = cap;
+    }
+    b->avoid[b->navoid++] = tag;
+    return MC_OK;
+}
+
+/* The knobs of kind KIND in B's table. */
+static unsigned long
+kind_bits(const struct mc_builtin *b, int kind)
+{
+    unsigned long bits = 0;
+    size_t i;
+
+    for (i = 0; i < b->nknobs; i++)
+        if (b->knob[i].kind == kind)
+            bits |= 1ul << i;
+    return bits;
+}
+
 /* How often adding KNOB made a correct child slower than its parent. */
 static int
 hurt_count(const struct mc_prop_node *nodes, size_t n, unsigned long knob)
@@ -330,12 +382,29 @@ hurt_count(const struct mc_prop_node *nodes, size_t n, unsigned long knob)
     return hurt;
 }
 
-/* TAG with one knob at most of each group: the first in the table. */
+/* The knobs B may still use. */
+static unsigned long
+allowed(const struct mc_builtin *b)
+{
+    unsigned long all = b->nknobs >= 64 ? ~0ul : (1ul << b->nknobs) - 1;
+
+    return all & ~b->banned & ~b->blamed;
+}
+
+/* TAG with one knob at most of each group (the first in the table), and
+ * fp-contract=off only beside arch= (alone it would change only the
+ * rounding of an original that the user's flags build with FMA); once
+ * arch= alone changed the output, arch= only with it. */
 static unsigned long
 normal(const struct mc_builtin *b, unsigned long tag)
 {
+    unsigned long x = kind_bits(b, MC_KK_EXACT);
     size_t i, j;
 
+    if (!(tag & kind_bits(b, MC_KK_ISA)))
+        tag &= ~x;
+    else if (b->exact && !(x & ~allowed(b)))
+        tag |= x;
     for (i = 0; i < b->nknobs; i++) {
         if (!(tag >> i & 1) || !b->knob[i].group)
             continue;
@@ -346,15 +415,6 @@ normal(const struct mc_builtin *b, unsigned long tag)
     return tag;
 }
 
-/* The knobs B may still use. */
-static unsigned long
-allowed(const struct mc_builtin *b)
-{
-    unsigned long all = b->nknobs >= 64 ? ~0ul : (1ul << b->nknobs) - 1;
-
-    return all & ~b->banned & ~b->blamed;
-}
-
 static int
 add_pick(const struct mc_builtin *b, unsigned long *tags, size_t *ntags,
          size_t k, unsigned long tag, const struct mc_prop_node *nodes,
@@ -363,7 +423,8 @@ add_pick(const struct mc_builtin *b, unsigned long *tags, size_t *ntags,
     size_t i;
 
     tag = normal(b, tag);
-    if (*ntags >= k || !tag || (tag & ~allowed(b)) || tried(nodes, n, tag))
+    if (*ntags >= k || !tag || (tag & ~allowed(b)) || tried(nodes, n, tag) ||
+        avoided(b, tag))
         return 0;
     for (i = 0; i < *ntags; i++)
         if (tags[i] == tag)
@@ -526,6 +587,7 @@ mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
                     : 1.0;
     struct mc_buf what = MC_BUF_INIT;
     const struct mc_knob *k = riskiest(b, added);
+    unsigned long x;
 
     if (added) {
         mc_buf_adds(&what, "added ");
@@ -546,6 +608,17 @@ mc_builtin_learn(struct mc_builtin *b, const struct mc_prop_node *nodes,
          * and a bundle's knob list can be long. */
         mc_buf_addf(out, "does not compile with this compiler (%.*s): %s; "
                          "never used again", n, e, what.s);
+    } else if (!c->correct && (added & kind_bits(b, MC_KK_ISA)) &&
+               (x = kind_bits(b, MC_KK_EXACT)) && !(c->tag & x) &&
+               !(x & ~allowed(b))) {
+        /* Most likely the target's fused multiply-add: blaming another
+         * knob would drop one that its pair may show correct. */
+        b->exact = 1;
+        mc_buf_addf(out, "%s: %.120s; arch=%s without fp-contract=off "
+                         "likely rounds a*b+c once (fused multiply-add) "
+                         "where the original rounds twice: arch= goes "
+                         "with fp-contract=off from now", what.s, detail,
+                    b->arch);
     } else if (!c->correct) {
         /* Blame the riskiest new knob; the others may be fine. */
         if (k)

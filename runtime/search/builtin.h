@@ -19,7 +19,12 @@
  *             prefetch-loop-arrays, split-loops, unswitch-loops,
  *             peel-loops; with a tolerance only: no-trapping-math and
  *             fast-math; with isa=native only: #pragma GCC target
- *             ("arch=...") (the machine's -march, resolved once)
+ *             ("arch=...") (the machine's -march, resolved once), and
+ *             where outputs compare exactly (no tolerance) the same
+ *             paired with fp-contract=off, tried first: the target's
+ *             fused multiply-add rounds a*b+c once where the original
+ *             rounds twice, and GCC contracts by default outside ISO
+ *             mode, so arch= alone changes printed digits
  *   loop      #pragma GCC unroll N, #pragma GCC ivdep (clang: #pragma
  *             clang loop vectorize(assume_safety)), #pragma clang loop
  *             vectorize(enable) interleave(enable), #pragma GCC novector
@@ -69,7 +74,8 @@
  * the sets one knob away are tried in the order of its prior instead. Knobs that failed to
  * compile are never used again, knobs blamed for wrong output are
  * dropped, knobs that made things slower are not added again to the
- * same base. Its critique is a short rule-based diagnosis of what
+ * same base, and a knob set whose code repeats a judged one's is passed
+ * over for the next (proposer_builtin.c: never judged twice). Its critique is a short rule-based diagnosis of what
  * changed and why it likely helped or hurt.
  */
 #ifndef MC_BUILTIN_H
@@ -97,6 +103,7 @@ struct mc_prop_node {
 enum mc_knob_kind {
     MC_KK_OPT,          /* #pragma GCC optimize option OPT */
     MC_KK_ISA,          /* #pragma GCC target ("arch=...") */
+    MC_KK_EXACT,        /* fp-contract=off, only beside MC_KK_ISA */
     MC_KK_LOOP,         /* a loop pragma (OP), before loop WHERE or all */
     MC_KK_FNOPT,        /* optimize(OPT) on function WHERE */
     MC_KK_FNATTR,       /* the attribute OPT on function WHERE */
@@ -141,6 +148,16 @@ struct mc_builtin {
     void *prior_arg;
     unsigned long banned;  /* knobs that failed to compile */
     unsigned long blamed;  /* knobs blamed for wrong output */
+    int exact;             /* arch= alone changed the output: from now
+                            * it goes with fp-contract=off */
+    unsigned long *avoid;  /* knob sets not to propose again (owned):
+                            * their code was a judged node's or a
+                            * proposal's (mc_builtin_avoid()) */
+    size_t navoid, avoid_cap;
+    const unsigned long *pending; /* chosen for the current run of a
+                            * plan's slots already (proposer_builtin.c;
+                            * not owned), NPENDING of them */
+    size_t npending;
     /* What the table was built from (owned): */
     char *blank;           /* the original, blanked (ctext.h) */
     size_t len;
@@ -208,6 +225,13 @@ unsigned long mc_builtin_accepted(struct mc_builtin *b,
  * MC_ENOMEM. */
 enum mc_code mc_builtin_applicable(struct mc_builtin *b, const char *text,
                                    size_t len, unsigned long *keep);
+
+/*
+ * Never propose TAG again in this search: its code repeats a judged
+ * node's or a proposal's (proposer_builtin.c takes that verdict for it,
+ * and proposes another). MC_ENOMEM.
+ */
+enum mc_code mc_builtin_avoid(struct mc_builtin *b, unsigned long tag);
 
 /* Whether TAG holds a rewrite (judged with the sanitizers). */
 int mc_builtin_rewrites(const struct mc_builtin *b, unsigned long tag);

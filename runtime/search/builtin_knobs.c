@@ -116,7 +116,7 @@ probe_item(const struct mc_builtin *b, const struct mc_knob *k, char *out,
     out[0] = '\0';
     if (b->family == MC_CC_NVCC)
         return;
-    if (k->kind == MC_KK_OPT)
+    if (k->kind == MC_KK_OPT || k->kind == MC_KK_EXACT)
         snprintf(out, size, "opt:%s", k->opt);
     else if (k->kind == MC_KK_FNOPT)
         snprintf(out, size, "fnopt:%s", k->opt);
@@ -704,6 +704,16 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
         snprintf(label, sizeof(label), "arch=%s", b->arch);
         add_knob(b, MC_KK_ISA, label, NULL,
                  "this machine's wider vector instructions");
+        /* Outputs compared exactly: the same with a*b+c rounded twice,
+         * as the original rounds it, since the target's fused
+         * multiply-add changes the digits (builtin.h). Risk 1: where the
+         * user's flags contract already, it is what changes them. */
+        if (!b->fast_math_ok &&
+            (k = add_knob(b, MC_KK_EXACT, "fp-contract=off",
+                          "fp-contract=off",
+                          "this machine's vector instructions, with the "
+                          "original's rounding")) != NULL)
+            k->risk = 1;
     }
     if (math)
         opt_knob(b, "no-math-errno", "math functions inline and vectorize "
@@ -770,12 +780,14 @@ mc_builtin_host_seeds(struct mc_builtin *b)
         "tree-loop-distribution"};
     static const char *const clang_next[] = {"vectorize", "unroll(8)",
                                              "ivdep", "unroll(4)"};
-    unsigned long o = bit_of(b, "O3"), bundle;
+    unsigned long o = bit_of(b, "O3"), x = 0, bundle;
     size_t i;
 
     for (i = 0; i < b->nknobs; i++)
         if (b->knob[i].kind == MC_KK_ISA)
             o |= 1ul << i;
+        else if (b->knob[i].kind == MC_KK_EXACT)
+            x |= 1ul << i;
     bundle = o | bit_of(b, "no-math-errno") | bit_of(b, "expect") |
              bit_of(b, "hot-cold");
     for (i = 0; i < b->nknobs; i++)
@@ -783,8 +795,16 @@ mc_builtin_host_seeds(struct mc_builtin *b)
             bundle |= 1ul << i;
     if (b->family == MC_CC_CLANG)
         bundle |= bit_of(b, "vectorize");
+    /* arch= with fp-contract=off first, then alone: the pair gives the
+     * original's digits, the single may be faster where it does too;
+     * the later seeds take the pair only. */
+    if (x)
+        b->seeds[b->nseeds++] = bundle | x;
     b->seeds[b->nseeds++] = bundle;
+    if (x)
+        b->seeds[b->nseeds++] = o | x;
     b->seeds[b->nseeds++] = o;
+    o |= x;
     for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
         if (b->knob[i].kind == MC_KK_RESTRICT) {
             b->seeds[b->nseeds++] = o | 1ul << i;

@@ -373,7 +373,8 @@ file_pragmas(const struct mc_builtin *b, unsigned long tag,
     int any = 0;
 
     for (i = 0; i < b->nknobs; i++) {
-        if (!(tag >> i & 1) || b->knob[i].kind != MC_KK_OPT)
+        if (!(tag >> i & 1) || (b->knob[i].kind != MC_KK_OPT &&
+                                b->knob[i].kind != MC_KK_EXACT))
             continue;
         mc_buf_adds(out, any ? ", \"" : "#pragma GCC optimize (\"");
         mc_buf_adds(out, b->knob[i].opt);

@@ -31,7 +31,7 @@
  *   item     = the manifest form of a node (node.h): {"parent":P,
  *              "variant":LABEL,"verdict":V,"speedup":x,"confirmed":b,
  *              "u":x,"fr":n,"ut":x,["value":x,]["duplicate_of":n,]
- *              "critique":s}
+ *              ["repeats":s,]"critique":s}
  *
  * K is the 32-digit key; S the source as the call wrote it; P its real
  * path (relative to make's directory in a copy that left the machine,

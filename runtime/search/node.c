@@ -28,6 +28,7 @@ mc_search_node_release(struct mc_search_node *nd)
     mc_free(nd->label);
     mc_free(nd->detail);
     mc_free(nd->critique);
+    mc_free(nd->repeats);
     mc_buf_release(&nd->code);
 }
 
@@ -84,6 +85,8 @@ mc_search_node_json(const struct mc_search_node *nd, enum mc_node_form form)
         cJSON_AddStringToObject(o, "detail", nd->detail ? nd->detail : "");
     if (nd->duplicate_of >= 0)
         cJSON_AddNumberToObject(o, "duplicate_of", nd->duplicate_of);
+    if (nd->repeats && *nd->repeats)
+        cJSON_AddStringToObject(o, "repeats", nd->repeats);
     if (full)
         add_load(o, nd);
     cJSON_AddStringToObject(o, "critique", nd->critique ? nd->critique : "");
@@ -140,6 +143,9 @@ mc_search_node_parse(const cJSON *o, struct mc_search_node *nd)
     nd->detail = mc_strdup(mc_json_text(o, "detail", any));
     nd->critique = mc_strdup(mc_json_text(o, "critique", any));
     nd->duplicate_of = (int)int_in(o, "duplicate_of", -1, INT_MAX, -1);
+    if (*mc_json_text(o, "repeats", any) &&
+        !(nd->repeats = mc_strdup(mc_json_text(o, "repeats", any))))
+        return MC_ENOMEM;
     if (!nd->label || !nd->detail || !nd->critique ||
         mc_buf_adds(&nd->code, mc_json_text(o, "code", any)))
         return MC_ENOMEM;

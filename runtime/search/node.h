@@ -14,11 +14,11 @@
  *               "correct":b,"compile_error":b,"confirmed":b,
  *               "speedup":x,"reward":x,"u":x,"fr":n,"ut":x,
  *               ["value":x,]"detail":s,["duplicate_of":n,]
- *               ["load":[round...],]["load_changed":true,]
+ *               ["repeats":s,]["load":[round...],]["load_changed":true,]
  *               "critique":s,"code":s}
  *   manifest = {"parent":P,"variant":L,"verdict":V,"speedup":x,
  *               "confirmed":b,"u":x,"fr":n,"ut":x,["value":x,]
- *               ["duplicate_of":n,]"critique":s}
+ *               ["duplicate_of":n,]["repeats":s,]"critique":s}
  * The journal form is the journal's node line without its usage
  * members (journal.h) and the node line of an entry's TRAJ; the
  * manifest form is an item of a manifest's "trajectory" (manifest.h),
@@ -27,7 +27,11 @@
  *   round    = {"before":sample,"after":sample,"repeats":n,"changed":b}
  *   sample   = {"running":x|null,"psi_some":x|null,"loadavg":x|null,
  *               "cpus":x|null}
- * (mc_load_round_json(), load.h).
+ * (mc_load_round_json(), load.h). REPEATS names what the proposer did
+ * not propose because its code was a judged node's (the built-in
+ * proposer's, proposer_builtin.c): those took that node's verdict
+ * without a build, a run or a place in the budget, and this node was
+ * proposed instead.
  */
 #ifndef MC_NODE_H
 #define MC_NODE_H
@@ -52,6 +56,10 @@ struct mc_search_node {
     int duplicate_of;         /* the earlier node with this code but for
                                * whitespace, whose judgement it took
                                * without a build or a run; or -1 */
+    char *repeats;            /* the proposals this node replaced, whose
+                               * code repeated a judged one's and was
+                               * judged no more: "LABEL (candidate N)"
+                               * joined by "; " (N 1-based); or NULL */
     char *detail, *critique;
     size_t load_rounds;       /* the timing's rounds (0: not timed), */
     struct mc_load_round load[MC_TIMING_ROUNDS]; /* the load around

@@ -82,6 +82,7 @@ mc_proposals_release(struct mc_proposals *p)
     for (i = 0; i < p->n; i++) {
         mc_free(p->v[i].label);
         mc_free(p->v[i].detail);
+        mc_free(p->v[i].repeats);
         mc_buf_release(&p->v[i].code);
     }
     mc_proposals_init(p);

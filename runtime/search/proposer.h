@@ -43,6 +43,8 @@ struct mc_proposal {
     int sanitize;          /* judge with the sanitizers whatever
                             * sanitize= says (a source rewrite) */
     char *detail;          /* owned: why it was rejected, or NULL */
+    char *repeats;         /* owned: the proposals this one replaced,
+                            * as node.h's "repeats", or NULL */
 };
 
 /* A round's candidates. */

@@ -155,16 +155,106 @@ choose(struct mc_builtin *b, const struct mc_prop_node *view, size_t n,
     return got;
 }
 
-/* Knob sets for PLAN into TAGS and PARENTS: each run of equal slots is
- * one choice of that many. Returns how many. */
-static size_t
-choose_plan(struct mc_builtin *b, const struct mc_prop_node *view,
-            size_t n, const struct mc_plan *plan, unsigned long *tags,
-            int *parents)
+/* The node of S, or else the proposal of OUT (numbered after S's
+ * nodes), whose code is CODE but for whitespace and was judged or will
+ * be at least as strictly as a proposal with SANITIZE: its index, or
+ * -1. */
+static int
+repeat_of(const struct mc_search *s, const struct mc_proposals *out,
+          const struct mc_buf *code, int sanitize)
 {
-    size_t got = 0, i, j;
+    const struct mc_builtin *b = s->prop_state;
+    size_t j;
 
-    for (i = 0; i < plan->n && got < plan->want; i = j) {
+    for (j = 0; j < s->n; j++)
+        if (s->nodes[j].code.s &&
+            (!sanitize || mc_builtin_rewrites(b, s->nodes[j].tag)) &&
+            mc_search_same_code(s->nodes[j].code.s, code->s))
+            return (int)j;
+    for (j = 0; j < out->n; j++)
+        if ((!sanitize || out->v[j].sanitize) &&
+            mc_search_same_code(out->v[j].code.s, code->s))
+            return (int)(s->n + j);
+    return -1;
+}
+
+/* At most this many repeats are passed over in one round: the space of
+ * knob sets is large, and each costs a render. */
+#define REPEATS_MAX 256
+
+/*
+ * Knob set TAG from PARENT as the next proposal of OUT, unless its code
+ * repeats what a node or an earlier proposal has: then it is noted in
+ * REPEATS ("LABEL (candidate N)") and avoided from now, taking that
+ * verdict without a build, a run or a place in the budget. Returns 1
+ * when it was proposed, 0 for a repeat, -1 when out of memory.
+ */
+static int
+propose_one(struct mc_search *s, unsigned long tag, int parent,
+            struct mc_proposals *out, struct mc_buf *repeats,
+            struct mc_err *err)
+{
+    struct mc_builtin *b = s->prop_state;
+    const struct mc_buf *orig = &s->ev->orig_text;
+    struct mc_proposal *p = &out->v[out->n];
+    struct mc_buf label = MC_BUF_INIT;
+    int same;
+
+    mc_builtin_label(b, tag, &label);
+    p->parent = parent;
+    p->tag = tag;
+    p->sanitize = mc_builtin_rewrites(b, tag);
+    if (mc_buf_status(&label) ||
+        mc_builtin_render(b, tag, orig->s, orig->len, &p->code)) {
+        mc_buf_release(&label);
+        mc_buf_release(&p->code);
+        mc_err_set(err, MC_ENOMEM, "out of memory");
+        return -1;
+    }
+    same = repeat_of(s, out, &p->code, p->sanitize);
+    if (same >= 0 && mc_builtin_avoid(b, tag)) {
+        mc_buf_release(&label);
+        mc_err_set(err, MC_ENOMEM, "out of memory");
+        return -1;
+    }
+    if (same >= 0) {
+        mc_verbose("%s: %s repeats candidate %d's code: its verdict, not "
+                   "built, run or counted", s->t->source, label.s,
+                   same + 1);
+        mc_buf_addf(repeats, "%s%s (candidate %d)", repeats->len ? "; " : "",
+                    label.s, same + 1);
+        mc_buf_release(&label);
+        mc_buf_release(&p->code);
+        return 0;
+    }
+    p->label = mc_buf_detach(&label, NULL);
+    if (repeats->len)
+        p->repeats = mc_buf_detach(repeats, NULL);
+    out->n++;
+    return 1;
+}
+
+/*
+ * Proposals for PLAN into OUT: each run of equal slots is one choice of
+ * that many knob sets, chosen again for those whose code repeated a
+ * judged or proposed one (two runs may choose the same: each chooses
+ * from what is judged). The repeats passed over go with the next
+ * proposal (node.h's "repeats"), or are said here when none follows.
+ */
+static enum mc_code
+propose_plan(struct mc_search *s, const struct mc_prop_node *view,
+             const struct mc_plan *plan, struct mc_proposals *out,
+             struct mc_err *err)
+{
+    struct mc_builtin *b = s->prop_state;
+    struct mc_buf repeats = MC_BUF_INIT;
+    unsigned long tags[MC_PLAN_MAX], run[MC_PLAN_MAX];
+    int parents[MC_PLAN_MAX];
+    size_t i, j, m, t, passed = 0;
+    int r = 0;
+
+    b->pending = run;
+    for (i = 0; i < plan->n && out->n < plan->want; i = j) {
         const struct mc_plan_slot *sl = &plan->slot[i];
         size_t k;
 
@@ -172,45 +262,47 @@ choose_plan(struct mc_builtin *b, const struct mc_prop_node *view,
                         plan->slot[j].repair == sl->repair;
              j++)
             ;
-        k = j - i < plan->want - got ? j - i : plan->want - got;
-        got += choose(b, view, n, sl->parent, k, sl->repair, tags + got,
-                      parents + got);
+        k = j - i < plan->want - out->n ? j - i : plan->want - out->n;
+        b->npending = 0;
+        /* What the run proposed is pending for the rest of it, and a
+         * repeat is avoided for good: each choice is new, and the space
+         * ends. */
+        while (k > 0 && r >= 0 && passed < REPEATS_MAX &&
+               (m = choose(b, view, s->n, sl->parent, k, sl->repair, tags,
+                           parents)) > 0)
+            for (t = 0; t < m && r >= 0; t++) {
+                r = propose_one(s, tags[t], parents[t], out, &repeats, err);
+                if (r > 0)
+                    run[b->npending++] = tags[t];
+                k -= r > 0;
+                passed += r == 0;
+            }
     }
-    return got;
+    b->pending = NULL;
+    b->npending = 0;
+    if (r >= 0 && repeats.len)
+        mc_info("%s: the built-in proposer passed over repeats of judged "
+                "code (%s), with nothing new to propose after them",
+                s->t->source, repeats.s);
+    mc_buf_release(&repeats);
+    return r < 0 ? MC_ENOMEM : MC_OK;
 }
 
 static enum mc_code
 builtin_propose(struct mc_search *s, const struct mc_plan *plan,
                 struct mc_proposals *out, struct mc_err *err)
 {
-    struct mc_builtin *b = s->prop_state;
-    const struct mc_buf *orig = &s->ev->orig_text;
     struct mc_prop_node *view = mc_search_view(s);
-    unsigned long tags[MC_PLAN_MAX];
-    int parents[MC_PLAN_MAX];
-    size_t got, i;
+    enum mc_code rc;
 
     if (!view)
         return mc_err_set(err, MC_ENOMEM, "out of memory");
-    got = choose_plan(b, view, s->n, plan, tags, parents);
+    rc = propose_plan(s, view, plan, out, err);
     mc_free(view);
-    if (!got)
+    if (!rc && !out->n)
         mc_info("%s: the built-in proposer has nothing new to try after "
                 "%zu candidates", s->t->source, s->n);
-    for (i = 0; i < got; i++) {
-        struct mc_proposal *p = &out->v[out->n++];
-        struct mc_buf label = MC_BUF_INIT;
-
-        p->parent = parents[i];
-        p->tag = tags[i];
-        p->sanitize = mc_builtin_rewrites(b, tags[i]);
-        mc_builtin_label(b, tags[i], &label);
-        p->label = mc_buf_detach(&label, NULL);
-        if (!p->label ||
-            mc_builtin_render(b, tags[i], orig->s, orig->len, &p->code))
-            return mc_err_set(err, MC_ENOMEM, "out of memory");
-    }
-    return MC_OK;
+    return rc;
 }
 
 /* Learn from node I (bans and blame); its critique into OUT. */

@@ -46,6 +46,8 @@ add_node(struct mc_search *s, struct mc_proposal *p)
     p->label = NULL;
     nd->detail = p->detail;
     p->detail = NULL;
+    nd->repeats = p->repeats;
+    p->repeats = NULL;
     nd->code = p->code;
     mc_buf_init(&p->code);
     nd->verdict = MC_VERDICT_REJECTED;
@@ -226,11 +228,8 @@ judge(struct mc_search *s, size_t i, int sanitize, struct mc_err *err)
     return MC_OK;
 }
 
-/* Whether A and B are the same text but for whitespace: each run of
- * spaces, tabs and newlines is one separator, and none counts at either
- * end. */
-static int
-same_but_space(const char *a, const char *b)
+int
+mc_search_same_code(const char *a, const char *b)
 {
     for (;;) {
         int sa = 0, sb = 0;
@@ -258,7 +257,7 @@ earlier_same(const struct mc_search *s, size_t i)
     for (j = 0; j < i; j++)
         if (s->nodes[j].verdict != MC_VERDICT_REJECTED &&
             s->nodes[j].duplicate_of < 0 && s->nodes[j].code.s &&
-            same_but_space(s->nodes[j].code.s, s->nodes[i].code.s))
+            mc_search_same_code(s->nodes[j].code.s, s->nodes[i].code.s))
             return (int)j;
     return -1;
 }

@@ -170,6 +170,12 @@ void mc_search_duration(double seconds, char *out, size_t cap);
  * tokens and cost, and the value model's. */
 struct mc_llm_usage mc_search_cost(const struct mc_search *s);
 
+/* Whether the codes A and B are the same text but for whitespace: each
+ * run of spaces, tabs and newlines is one separator, and none counts at
+ * either end. A repeat of a judged code is judged no more (search.c for
+ * any proposer, proposer_builtin.c before it proposes one). */
+int mc_search_same_code(const char *a, const char *b);
+
 /* The plain view of S's nodes (S->n of them and one zeroed) that
  * strategies and proposers read; the caller frees it with mc_free().
  * NULL when out of memory. */

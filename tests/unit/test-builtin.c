@@ -11,7 +11,8 @@
  * directive never sees it again: the probe leaves the knob out, is
  * remembered (a second set-up runs no probe), and a knob that failed to
  * compile in a search is never chosen again. General knobs that won in
- * this cache before come first. The cases run in a scratch
+ * this cache before come first. With isa=native and exact comparison,
+ * arch= comes paired with fp-contract=off first. The cases run in a scratch
  * directory that is the current directory, with XDG_CACHE_HOME there.
  */
 #include "mc_setup.h"
@@ -73,11 +74,13 @@ static const char gemm[] =
     "}\n";                                                       /* 40 */
 
 /* Set B up for TEXT as PATH with compiler CC and FLAGS (space-separated,
- * or ""), the profile COUNT (NCOUNT lines, or NULL). */
+ * or ""), the options OPTS (N of them: "isa=native"; the native
+ * architecture is then haswell), the profile COUNT (NCOUNT lines, or
+ * NULL). */
 static enum mc_code
-setup(struct mc_builtin *b, const char *path, const char *cc,
-      const char *flags, const double *count, size_t ncount,
-      const char *text)
+setup_opts(struct mc_builtin *b, const char *path, const char *cc,
+           const char *flags, char *const *opts, size_t n,
+           const double *count, size_t ncount, const char *text)
 {
     struct mc_err err = MC_ERR_INIT;
     struct mc_target t;
@@ -87,9 +90,11 @@ setup(struct mc_builtin *b, const char *path, const char *cc,
     memset(b, 0, sizeof(*b));
     write_file(path, text);
     mc_conf_init(&c, NULL);
-    rc = mc_target_parse(&t, path, NULL, 0, &c, &err);
+    rc = mc_target_parse(&t, path, opts, n, &c, &err);
     mc_conf_release(&c);
     if (!rc && !(t.compiler = mc_strdup(cc)))
+        rc = MC_ENOMEM;
+    if (!rc && n && !(t.native_arch = mc_strdup("haswell")))
         rc = MC_ENOMEM;
     if (!rc && *flags)
         rc = mc_shell_split(flags, &t.flags, &err);
@@ -99,6 +104,14 @@ setup(struct mc_builtin *b, const char *path, const char *cc,
         printf("# %s: %s\n", path, err.msg);
     mc_target_release(&t);
     return rc;
+}
+
+static enum mc_code
+setup(struct mc_builtin *b, const char *path, const char *cc,
+      const char *flags, const double *count, size_t ncount,
+      const char *text)
+{
+    return setup_opts(b, path, cc, flags, NULL, 0, count, ncount, text);
 }
 
 /* TEXT rendered by B with the knobs LABELS ('+'-separated) into OUT;
@@ -480,6 +493,78 @@ test_builtin__value_orders_knobs(void)
     mc_builtin_release(&b);
 }
 
+/* isa=native with outputs compared exactly: arch= paired with
+ * fp-contract=off, the pair first; fp-contract=off never alone; arch=
+ * alone judged wrong makes the pair the rule and blames no knob. With a
+ * tolerance, no pair. A knob set avoided is not chosen. */
+static void
+test_builtin__exact_isa(void)
+{
+    static char *native[] = {"isa=native"};
+    static char *loose[] = {"isa=native", "tolerance=1e-9"};
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT, crit = MC_BUF_INIT;
+    struct mc_prop_node nodes[2];
+    unsigned long tags[64], isa, x;
+    size_t n, i;
+    int bad = 0;
+
+    if (!ok(!setup_opts(&b, "hot.c", "gcc", "-O2", native, 1, NULL, 0,
+                        gemm), "setup"))
+        return;
+    isa = 1ul << mc_builtin_knob(&b, "arch=haswell");
+    x = 1ul << mc_builtin_knob(&b, "fp-contract=off");
+    ok(mc_builtin_knob(&b, "fp-contract=off") ==
+           mc_builtin_knob(&b, "arch=haswell") + 1,
+       "fp-contract=off right after arch=");
+    ok(b.nseeds > 4 && b.seeds[0] == (b.seeds[1] | x) &&
+           !(b.seeds[1] & x) && (b.seeds[1] & isa) &&
+           b.seeds[2] == (b.seeds[3] | x) && !(b.seeds[3] & x),
+       "each of the first seeds paired first, then alone");
+    for (i = 4; i < b.nseeds; i++)
+        bad |= (b.seeds[i] & isa) && !(b.seeds[i] & x);
+    ok(!bad, "the later seeds paired only");
+    render(&b, "O3+arch=haswell+fp-contract=off", gemm, &r);
+    contains(r.s, "#pragma GCC optimize (\"O3\", \"fp-contract=off\")\n"
+                  "#pragma GCC target (\"arch=haswell\")\n",
+             "the pair's text");
+    memset(nodes, 0, sizeof(nodes));
+    nodes[0].parent = -1;
+    nodes[0].tag = 1ul << mc_builtin_knob(&b, "O3");
+    nodes[0].evaluated = nodes[0].correct = 1;
+    nodes[0].speedup = nodes[0].reward = 1.2;
+    mc_builtin_choose(&b, nodes, 1, 0, MC_ARRAY_SIZE(tags), 0, tags, &n);
+    for (i = 0, bad = 0; i < n; i++)
+        bad |= (tags[i] & x) && !(tags[i] & isa);
+    ok(n > 10 && !bad, "fp-contract=off never without arch=");
+    /* arch= alone prints other digits. */
+    nodes[1] = nodes[0];
+    nodes[1].parent = -1;
+    nodes[1].tag = b.seeds[1];
+    nodes[1].correct = 0;
+    nodes[1].speedup = 0;
+    mc_builtin_learn(&b, nodes, 1, "expected '1', got '1.0000001'", &crit);
+    contains(crit.s, "without fp-contract=off", "the critique says why");
+    ok(!b.blamed && b.exact, "no knob blamed; the pair is the rule");
+    mc_builtin_choose(&b, nodes, 2, -1, MC_ARRAY_SIZE(tags), 0, tags, &n);
+    for (i = 0, bad = 0; i < n; i++)
+        bad |= (tags[i] & isa) && !(tags[i] & x);
+    ok(n > 10 && !bad && tags[0] == b.seeds[0],
+       "from then on, arch= only with fp-contract=off");
+    ok(!mc_builtin_avoid(&b, b.seeds[0]), "avoid");
+    mc_builtin_choose(&b, nodes, 2, -1, 1, 0, tags, &n);
+    ok(n == 1 && tags[0] != b.seeds[0], "an avoided knob set is not chosen");
+    mc_builtin_release(&b);
+    if (ok(!setup_opts(&b, "hot.c", "gcc", "-O2", loose, 2, NULL, 0, gemm),
+           "setup"))
+        ok(mc_builtin_knob(&b, "arch=haswell") >= 0 &&
+               mc_builtin_knob(&b, "fp-contract=off") < 0,
+           "with a tolerance, arch= alone");
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+    mc_buf_release(&crit);
+}
+
 int
 main(void)
 {
@@ -498,6 +583,7 @@ main(void)
     TAP_RUN(test_builtin__rejected_never_retried);
     TAP_RUN(test_builtin__past_wins_first);
     TAP_RUN(test_builtin__value_orders_knobs);
+    TAP_RUN(test_builtin__exact_isa);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);

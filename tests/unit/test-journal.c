@@ -479,8 +479,39 @@ test_node__missing_members(void)
     is_long(nd.verdict, MC_VERDICT_REJECTED, "no verdict: rejected");
     is_str(nd.label, "x", "the label");
     is_str(nd.code.s, "", "no code: empty");
+    ok(nd.repeats == NULL, "no repeats: NULL");
     cJSON_Delete(o);
     mc_search_node_release(&nd);
+}
+
+/* "repeats" (what the proposer passed over for this node) in both
+ * forms, after duplicate_of, and read back from the journal's. */
+static void
+test_node__repeats(void)
+{
+    struct mc_search_node nd, back;
+    cJSON *j, *m;
+    char *jt, *mt;
+
+    fixture_node(&nd, 2);
+    nd.repeats = mc_strdup("O3 (candidate 1)");
+    j = mc_search_node_json(&nd, MC_NODE_JOURNAL);
+    m = mc_search_node_json(&nd, MC_NODE_MANIFEST);
+    jt = j ? cJSON_PrintUnformatted(j) : NULL;
+    mt = m ? cJSON_PrintUnformatted(m) : NULL;
+    contains(jt, "\"detail\":\"\",\"repeats\":\"O3 (candidate 1)\","
+                 "\"critique\"", "the journal form");
+    contains(mt, "\"ut\":0,\"repeats\":\"O3 (candidate 1)\","
+                 "\"critique\"", "the manifest form");
+    mc_search_node_init(&back);
+    is_long(mc_search_node_parse(j, &back), MC_OK, "parse");
+    is_str(back.repeats, "O3 (candidate 1)", "read back");
+    cJSON_free(jt);
+    cJSON_free(mt);
+    cJSON_Delete(j);
+    cJSON_Delete(m);
+    mc_search_node_release(&nd);
+    mc_search_node_release(&back);
 }
 
 int
@@ -504,6 +535,7 @@ main(void)
     TAP_RUN(test_journal__trajectory_parse_distrusts_numbers);
     TAP_RUN(test_node__two_forms);
     TAP_RUN(test_node__missing_members);
+    TAP_RUN(test_node__repeats);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd))
         printf("# could not remove %s\n", dir);
