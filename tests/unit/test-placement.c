@@ -12,7 +12,10 @@
  * each. A critique of a candidate that did not compile quotes the
  * compiler's first error line, whole, not a warning before it. restrict
  * goes only on pointers to object types the text shows (not on a
- * pointer to a function typedef, as zopfli's cost model).
+ * pointer to a function typedef, as zopfli's cost model). Scalar
+ * replacement reads an element once before its loop and writes it once
+ * after, guarded for zero trips, with restrict where only that rules out
+ * aliasing; not where the loop writes the array elsewhere.
  *
  * With arguments it is the tool that test uses:
  *
@@ -626,6 +629,81 @@ test_placement__restrict_object_pointers(void)
            cases[i].why);
 }
 
+/* The knob labelled LABEL of B rendered alone on TEXT into R; 0 when
+ * there is no such knob or it does not render. */
+static int
+render_knob(const struct mc_builtin *b, const char *label, const char *text,
+            struct mc_buf *r)
+{
+    int k = mc_builtin_knob(b, label);
+
+    mc_buf_reset(r);
+    return k >= 0 && !mc_builtin_render(b, 1ul << k, text, strlen(text), r) &&
+           r->s;
+}
+
+static void
+test_placement__scalar_replacement(void)
+{
+    static const char text[] =
+        "void\n"                                                    /* 1 */
+        "mv(int n, int m, double *c, double (*a)[64], const double *b)\n"
+        "{\n"                                                       /* 3 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 4 */
+        "        for (int j = 0; j < m; j++)\n"                     /* 5 */
+        "            c[i] += a[i][j] * b[j];\n"                     /* 6 */
+        "}\n"                                                       /* 7 */
+        "double\n"                                                  /* 8 */
+        "dot(int n, const double *a, const double *w)\n"            /* 9 */
+        "{\n"                                                       /* 10 */
+        "    double s = 0;\n"                                       /* 11 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 12 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 13 */
+        "            s += a[j] * w[i];\n"                           /* 14 */
+        "    return s;\n"                                           /* 15 */
+        "}\n"                                                       /* 16 */
+        "void\n"                                                    /* 17 */
+        "fwd(int n, double *x)\n"                                   /* 18 */
+        "{\n"                                                       /* 19 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 20 */
+        "        for (int j = 0; j < i; j++)\n"                     /* 21 */
+        "            x[i] -= x[j];\n"                               /* 22 */
+        "}\n";                                                      /* 23 */
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT;
+
+    write_file("sr.c", text);
+    if (!ok(!setup(&b, "sr.c", "gcc", NULL, text, strlen(text), 0),
+            "setup"))
+        return;
+    if (ok(render_knob(&b, "scalar-restrict@L5", text, &r),
+           "c[i] is offered with restrict: a and b may alias it"))
+        contains(r.s, "mv(int n, int m, double *__restrict c, "
+                      "double (*a)[64], const double *__restrict b)\n{\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        { int j = 0; if (j < m) { "
+                      "__typeof__(c[i]) mc_sr_c = c[i]; "
+                      "for (; j < m; j++)\n"
+                      "            mc_sr_c += a[i][j] * b[j]; "
+                      "c[i] = mc_sr_c; } }\n}\n",
+                 "read before the loop, written after, both guarded");
+    if (ok(render_knob(&b, "scalar@L13", text, &r),
+           "w[i] is offered alone: the loop writes only a local"))
+        contains(r.s, "dot(int n, const double *a, const double *w)\n"
+                      "{\n    double s = 0;\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        { int j = 0; if (j < n) { "
+                      "__typeof__(w[i]) mc_sr_w = w[i]; "
+                      "for (; j < n; j++)\n"
+                      "            s += a[j] * mc_sr_w; } }\n",
+                 "read once, never written back");
+    ok(mc_builtin_knob(&b, "scalar@L21") < 0 &&
+           mc_builtin_knob(&b, "scalar-restrict@L21") < 0,
+       "not where the loop writes the array at another subscript");
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -642,6 +720,7 @@ main(int argc, char **argv)
     TAP_RUN(test_placement__interchanged_inner_loop);
     TAP_RUN(test_placement__critique_quotes_the_error);
     TAP_RUN(test_placement__restrict_object_pointers);
+    TAP_RUN(test_placement__scalar_replacement);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
