@@ -24,7 +24,8 @@
  * sets the built-in proposer up for FILE (a profile made up from the
  * code: every other function never ran, every branch rarely taken, so
  * that hot, cold and expect are offered too), then renders each knob
- * alone, each seed, and each interchange with each loop knob, and
+ * alone, each seed, and each interchange or scalar replacement with
+ * each loop knob (and restrict), and
  * compiles every candidate with `CC -fsyntax-only FLAG...` next to
  * FILE. A line per candidate that fails ("FAIL LABEL: the first error
  * line"), then "candidates N failed M"; exit status 1 when one failed,
@@ -251,8 +252,8 @@ setup(struct mc_builtin *b, const char *path, const char *cc,
 }
 
 /* The knob sets to try on B: each knob alone, each seed, and each
- * interchange with each loop knob, into TAGS (at most MAX); returns
- * how many. */
+ * rewrite of a loop's header (interchange, scalar replacement) with each
+ * loop and restrict knob, into TAGS (at most MAX); returns how many. */
 static size_t
 knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
 {
@@ -263,10 +264,13 @@ knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
     for (i = 0; i < b->nseeds && n < max; i++)
         tags[n++] = b->seeds[i];
     for (i = 0; i < b->nknobs; i++)
-        for (j = 0; b->knob[i].kind == MC_KK_INTERCHANGE && j < b->nknobs &&
-                    n < max;
+        for (j = 0; (b->knob[i].kind == MC_KK_INTERCHANGE ||
+                     b->knob[i].kind == MC_KK_SCALAR) &&
+                    j < b->nknobs && n < max;
              j++)
-            if (b->knob[j].kind == MC_KK_LOOP)
+            if (b->knob[j].kind == MC_KK_LOOP ||
+                (b->knob[i].kind == MC_KK_SCALAR &&
+                 b->knob[j].kind == MC_KK_RESTRICT))
                 tags[n++] = 1ul << i | 1ul << j;
     return n;
 }
@@ -671,6 +675,8 @@ test_placement__scalar_replacement(void)
         "}\n";                                                      /* 23 */
     struct mc_builtin b;
     struct mc_buf r = MC_BUF_INIT;
+    size_t i;
+    int k, u = -1;
 
     write_file("sr.c", text);
     if (!ok(!setup(&b, "sr.c", "gcc", NULL, text, strlen(text), 0),
@@ -697,6 +703,19 @@ test_placement__scalar_replacement(void)
                       "for (; j < n; j++)\n"
                       "            s += a[j] * mc_sr_w; } }\n",
                  "read once, never written back");
+    for (i = 0; i < b.nknobs; i++)
+        if (b.knob[i].kind == MC_KK_LOOP && b.knob[i].where < 0 &&
+            b.knob[i].n == 8)
+            u = (int)i;
+    k = mc_builtin_knob(&b, "scalar@L13");
+    mc_buf_reset(&r);
+    if (ok(u >= 0 && k >= 0 &&
+               !mc_builtin_render(&b, 1ul << k | 1ul << u, text,
+                                  strlen(text), &r) && r.s,
+           "with unroll(8), rendered"))
+        contains(r.s, "mc_sr_w = w[i]; \n#pragma GCC unroll 8\n#line 13\n"
+                      "for (; j < n; j++)\n",
+                 "the pragma right before the loop's keyword");
     ok(mc_builtin_knob(&b, "scalar@L21") < 0 &&
            mc_builtin_knob(&b, "scalar-restrict@L21") < 0,
        "not where the loop writes the array at another subscript");
