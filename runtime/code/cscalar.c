@@ -382,7 +382,8 @@ scan_part(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
                 ;
             scan_name(c, m, l, from, to, i, e, sc);
             i = e - 1;
-        } else if ((ch && strchr("?:.#\"'", ch)) || (ch == '-' && c[i + 1] == '>') ||
+        } else if ((ch && strchr("?:.#\"'", ch)) ||
+                   (ch == '-' && c[i + 1] == '>') ||
                    (ch == '|' && c[i + 1] == '|') ||
                    (ch == '&' && c[i + 1] != '=') ||
                    (ch == '*' && c[i + 1] != '=' && unary(c, from, i))) {
