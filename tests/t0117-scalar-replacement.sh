@@ -27,6 +27,17 @@ same_outputs () {
    done)
 }
 
+# candidate KNOB VERDICT BUDGET: a search of budget BUDGET in this
+# directory; its first candidate with KNOB has VERDICT and its code is in
+# variant.c.
+candidate () {
+  project . -O2 "budget=$3" &&
+  run_make >out 2>err &&
+  journal_node . "\"$1\" in n[\"label\"].split(\"+\")" >n.json &&
+  json n.json "j[\"verdict\"] == \"$2\"" &&
+  json_get n.json "d[\"code\"]" >variant.c
+}
+
 # The programs run in about a millisecond: what is asserted is the
 # text and the verdicts, not what the timing decides.
 test_expect_success 'a read the loop repeats is hoisted, correctly' '
@@ -57,11 +68,7 @@ test_expect_success 'a read the loop repeats is hoisted, correctly' '
 	}
 	EOF
   echo 200 >in/a.in && echo 150 >in/b.in &&
-  project . -O2 "budget=1" &&
-  run_make >out 2>err &&
-  journal_node . "\"scalar@L6\" in n[\"label\"].split(\"+\")" >n.json &&
-  json n.json "j[\"verdict\"] == \"correct\"" &&
-  json_get n.json "d[\"code\"]" >variant.c &&
+  candidate scalar@L6 correct 1 &&
   contains variant.c "{ int j = 0; if (j < n) { __typeof__(w[i]) mc_sr_w = w[i]; for (; j < n; j++)" &&
   contains variant.c "            s += a[j] * mc_sr_w; } }" &&
   same_outputs .
@@ -100,11 +107,7 @@ test_expect_success 'with arrays that overlap, the rewrite is judged incorrect' 
 	}
 	EOF
   echo "60 0" >in/a.in && echo "60 1" >in/b.in &&
-  project . -O2 "budget=4" &&
-  run_make >out 2>err &&
-  journal_node . "\"scalar-restrict@L5\" in n[\"label\"].split(\"+\")" >n.json &&
-  json n.json "j[\"verdict\"] == \"incorrect\"" &&
-  json_get n.json "d[\"code\"]" >variant.c &&
+  candidate scalar-restrict@L5 incorrect 4 &&
   contains variant.c "mv(int n, double *__restrict c, const double *__restrict a, const double *__restrict b)" &&
   contains variant.c "__typeof__(c[i]) mc_sr_c = c[i]; for (; j < n; j++)" &&
   contains variant.c "c[i] = mc_sr_c; } }" &&
@@ -143,11 +146,7 @@ test_expect_success 'a loop that runs zero times reads and writes nothing' '
 	}
 	EOF
   echo "100 0" >in/a.in && echo "100 50" >in/b.in &&
-  project . -O2 "budget=1" &&
-  run_make >out 2>err &&
-  journal_node . "\"scalar@L5\" in n[\"label\"].split(\"+\")" >n.json &&
-  json n.json "j[\"verdict\"] == \"correct\"" &&
-  json_get n.json "d[\"code\"]" >variant.c &&
+  candidate scalar@L5 correct 1 &&
   contains variant.c "{ int j = 0; if (j < m) { __typeof__(c[i]) mc_sr_c = c[i]; for (; j < m; j++)" &&
   contains variant.c "c[i] = mc_sr_c; } }" &&
   same_outputs .

@@ -55,14 +55,6 @@ back(const char *c, size_t from, size_t i)
     return i - 1;
 }
 
-static size_t
-ahead(const char *c, size_t to, size_t i)
-{
-    while (i < to && isspace((unsigned char)c[i]))
-        i++;
-    return i;
-}
-
 /* Where the word that ends at C[E] (inclusive) starts. */
 static size_t
 word_start(const char *c, size_t from, size_t e)
@@ -77,7 +69,7 @@ word_start(const char *c, size_t from, size_t e)
 static int
 assigned(const char *c, size_t from, size_t to, size_t at, size_t end)
 {
-    size_t j = ahead(c, to, end), p = back(c, from, at);
+    size_t j = mc_cmodel_skip_space(c, to, end), p = back(c, from, at);
 
     if (p + 1 > from && p > from && (c[p] == '+' || c[p] == '-') &&
         c[p - 1] == c[p])
@@ -98,11 +90,11 @@ assigned(const char *c, size_t from, size_t to, size_t at, size_t end)
 static size_t
 chain_end(const char *c, size_t to, size_t i)
 {
-    size_t j = ahead(c, to, i);
+    size_t j = mc_cmodel_skip_space(c, to, i);
 
     while (j < to && c[j] == '[') {
         i = mc_ctext_match(c, to, j, '[', ']');
-        j = ahead(c, to, i);
+        j = mc_cmodel_skip_space(c, to, i);
     }
     return i;
 }
@@ -131,7 +123,7 @@ declaration_of(const char *c, size_t from, size_t i)
 
     while (s > from && !strchr(";{}", c[s - 1]))
         s--;
-    s = ahead(c, i, s);
+    s = mc_cmodel_skip_space(c, i, s);
     for (e = s; IDENT(c[e]); e++)
         ;
     return e > s && (scalar_word(c, s, e - s) ||
@@ -194,8 +186,8 @@ scalar_dims(const char *c, size_t from, size_t to, size_t w, size_t n)
             return -1;
         }
     }
-    for (i = ahead(c, to, w + n); i < to && c[i] == '[';
-         i = ahead(c, to, mc_ctext_match(c, to, i, '[', ']')))
+    for (i = mc_cmodel_skip_space(c, to, w + n); i < to && c[i] == '[';
+         i = mc_cmodel_skip_space(c, to, mc_ctext_match(c, to, i, '[', ']')))
         dims++;
     return words && i >= to ? dims : -1;
 }
@@ -218,7 +210,7 @@ own_scalar(const char *c, const struct mc_cfunc *f, size_t upto, size_t w,
         if (p > f->body && IDENT(c[p]) &&
             scalar_word(c, word_start(c, f->body, p),
                         p + 1 - word_start(c, f->body, p)) &&
-            c[ahead(c, upto, i + n)] != '[')
+            c[mc_cmodel_skip_space(c, upto, i + n)] != '[')
             return 1;
     }
     return 0;
@@ -260,8 +252,8 @@ static int
 same_text(const char *c, size_t a, size_t ae, size_t b, size_t be)
 {
     for (;;) {
-        a = ahead(c, ae, a);
-        b = ahead(c, be, b);
+        a = mc_cmodel_skip_space(c, ae, a);
+        b = mc_cmodel_skip_space(c, be, b);
         if (a >= ae || b >= be)
             return a >= ae && b >= be;
         if (c[a++] != c[b++])
@@ -320,7 +312,7 @@ unary(const char *c, size_t from, size_t i)
         if (!depth)
             break;
     }
-    q = ahead(c, p, q + 1);
+    q = mc_cmodel_skip_space(c, p, q + 1);
     for (e = q; IDENT(c[e]); e++)
         ;
     return depth || scalar_word(c, q, e - q);
@@ -331,7 +323,7 @@ static void
 scan_name(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
           size_t from, size_t to, size_t w, size_t e, struct scan *sc)
 {
-    size_t j = ahead(c, to, e), end;
+    size_t j = mc_cmodel_skip_space(c, to, e), end;
 
     if (in_list(c, w, e - w, refused, MC_ARRAY_SIZE(refused)) ||
         (j < to && c[j] == '(')) {
@@ -432,8 +424,9 @@ header(const char *c, const struct mc_cloop *l, struct mc_cscalar *s)
         else
             s->semi1 = i;
     }
-    return s->semi2 && ahead(c, s->semi1, l->head + 1) < s->semi1 &&
-           ahead(c, s->semi2, s->semi1 + 1) < s->semi2;
+    return s->semi2 &&
+           mc_cmodel_skip_space(c, s->semi1, l->head + 1) < s->semi1 &&
+           mc_cmodel_skip_space(c, s->semi2, s->semi1 + 1) < s->semi2;
 }
 
 /* Element K of SC as a replaced element of S, unless another element of
@@ -468,8 +461,8 @@ candidate(const char *c, size_t len, const struct mc_cmodel *m,
         written |= sc->written[i];
         words--;
     }
-    for (i = ahead(c, end, w + n); i < end && c[i] == '[';
-         i = ahead(c, end, mc_ctext_match(c, end, i, '[', ']')))
+    for (i = mc_cmodel_skip_space(c, end, w + n); i < end && c[i] == '[';
+         i = mc_cmodel_skip_space(c, end, mc_ctext_match(c, end, i, '[', ']')))
         dims++;
     for (i = w + n; i < end; i++)
         brackets += c[i] == '[';
