@@ -216,6 +216,47 @@ own_scalar(const char *c, const struct mc_cfunc *f, size_t upto, size_t w,
     return 0;
 }
 
+/* Whether the text declares the name C[W, W+N) where F may use it
+ * before UPTO: a parameter of F; in F's body a word that is no keyword,
+ * or a type word and '*', right before it, or a declaration's list; at
+ * file scope, before F, a type word right before it. A name declared
+ * nowhere may be a macro, and hide anything. */
+static int
+declared(const char *c, const struct mc_cfunc *f, size_t upto, size_t w,
+         size_t n)
+{
+    size_t i, p, s;
+    int star;
+    char name[64];
+
+    if (n >= sizeof(name))
+        return 0;
+    memcpy(name, c + w, n);
+    name[n] = '\0';
+    if (mc_cmodel_has_word(c, f->params, f->params_end, name))
+        return 1; /* a parameter's, or a name of a parameter's type */
+    for (i = 1; i + n <= upto; i++) {
+        if (i == f->start)
+            i = f->body + 1;
+        if (strncmp(c + i, c + w, n) || IDENT(c[i - 1]) || IDENT(c[i + n]))
+            continue;
+        p = back(c, 0, i);
+        for (star = 0; i > f->body && p > f->body && c[p] == '*'; star = 1)
+            p = back(c, f->body, p);
+        if (p + 1 == 0 || !IDENT(c[p])) {
+            if (i > f->body && c[p] == ',' && declaration_of(c, f->body, p))
+                return 1;
+            continue;
+        }
+        s = word_start(c, 0, p);
+        if (scalar_word(c, s, p + 1 - s) ||
+            (i > f->body && !star &&
+             !in_list(c, s, p + 1 - s, refused, MC_ARRAY_SIZE(refused))))
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether F's body declares the name at C[W] (N bytes) again: a word,
  * or a type's '*', right before it, or a list of a declaration. */
 static int
@@ -261,12 +302,13 @@ same_text(const char *c, size_t a, size_t ae, size_t b, size_t be)
     }
 }
 
-/* Whether the subscripts C[AT, END) of an element hold only names,
- * numbers, arithmetic and parentheses, and no name of VAR nor one that
- * C[FROM, TO) assigns. */
+/* Whether the subscripts C[AT, END) of an element of loop L (in F) hold
+ * only names, numbers, arithmetic and parentheses, and no name of L's
+ * variable, nor one that L assigns or its body declares (the local
+ * before the loop could not name it). */
 static int
-plain_subscripts(const char *c, size_t at, size_t end, const char *var,
-                 size_t from, size_t to)
+plain_subscripts(const char *c, size_t at, size_t end,
+                 const struct mc_cloop *l, const struct mc_cfunc *f)
 {
     size_t i, e;
 
@@ -274,8 +316,9 @@ plain_subscripts(const char *c, size_t at, size_t end, const char *var,
         if (IDENT(c[i]) && !isdigit((unsigned char)c[i])) {
             for (e = i; IDENT(c[e]); e++)
                 ;
-            if ((e - i == strlen(var) && !strncmp(c + i, var, e - i)) ||
-                word_assigned(c, from, to, i, e - i))
+            if ((e - i == strlen(l->var) && !strncmp(c + i, l->var, e - i)) ||
+                word_assigned(c, l->head, l->end, i, e - i) ||
+                !declared(c, f, l->body, i, e - i))
                 return 0;
             i = e - 1;
         } else if (!IDENT(c[i]) && !isspace((unsigned char)c[i]) &&
@@ -290,6 +333,7 @@ plain_subscripts(const char *c, size_t at, size_t end, const char *var,
 struct scan {
     size_t base[MC_CSCALAR_OCCS], end[MC_CSCALAR_OCCS]; /* elements */
     int written[MC_CSCALAR_OCCS];
+    int stored[MC_CSCALAR_OCCS]; /* the target of a plain '=' */
     size_t n;
     int other_read, other_write, bad;
 };
@@ -332,6 +376,11 @@ scan_name(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
     }
     if (scalar_word(c, w, e - w))
         return;
+    if (from >= l->body &&
+        !declared(c, &m->fn[l->fn], l->end, w, e - w)) {
+        sc->bad = 1; /* perhaps a macro */
+        return;
+    }
     if (j < to && c[j] == '[') {
         end = chain_end(c, to, e);
         if (sc->n == MC_CSCALAR_OCCS) {
@@ -340,7 +389,9 @@ scan_name(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
         }
         sc->base[sc->n] = w;
         sc->end[sc->n] = end;
-        sc->written[sc->n++] = assigned(c, from, to, w, end);
+        sc->written[sc->n] = assigned(c, from, to, w, end);
+        j = mc_cmodel_skip_space(c, to, end);
+        sc->stored[sc->n++] = j + 1 < to && c[j] == '=' && c[j + 1] != '=';
         return;
     }
     if (e - w == strlen(l->var) && !strncmp(c + w, l->var, e - w))
@@ -439,7 +490,7 @@ candidate(const char *c, size_t len, const struct mc_cmodel *m,
     const struct mc_cfunc *f = &m->fn[l->fn];
     size_t w = sc->base[k], end = sc->end[k], n = 0, i, pf, pt, pw;
     long words = 0;
-    int dims = 0, brackets = 0, written = 0;
+    int dims = 0, brackets = 0, written = 0, loaded = 0;
     char name[64];
 
     while (IDENT(c[w + n]))
@@ -459,6 +510,7 @@ candidate(const char *c, size_t len, const struct mc_cmodel *m,
         if (!same_text(c, sc->base[i], sc->end[i], w, end))
             return;
         written |= sc->written[i];
+        loaded |= !sc->stored[i];
         words--;
     }
     for (i = mc_cmodel_skip_space(c, end, w + n); i < end && c[i] == '[';
@@ -466,12 +518,14 @@ candidate(const char *c, size_t len, const struct mc_cmodel *m,
         dims++;
     for (i = w + n; i < end; i++)
         brackets += c[i] == '[';
-    if (words || brackets != dims ||
+    /* An element the loop only stores to is left alone: the load
+     * before the loop would read what the program never reads. */
+    if (words || !loaded || brackets != dims ||
         mc_cmodel_has_word(c, l->head, l->head_end, name + 6) ||
         mc_cmodel_has_word(c, 0, len, name) ||
         !param_of(c, f, w, n, &pf, &pt, &pw) ||
         scalar_dims(c, pf, pt, pw, n) != dims || redeclared(c, f, w, n) ||
-        !plain_subscripts(c, w + n, end, l->var, l->head, l->end))
+        !plain_subscripts(c, w + n, end, l, f))
         return;
     s->ref[s->nref].at = w;
     s->ref[s->nref].end = end;

@@ -672,7 +672,39 @@ test_placement__scalar_replacement(void)
         "    for (int i = 0; i < n; i++)\n"                         /* 20 */
         "        for (int j = 0; j < i; j++)\n"                     /* 21 */
         "            x[i] -= x[j];\n"                               /* 22 */
-        "}\n";                                                      /* 23 */
+        "}\n"                                                       /* 23 */
+        "#define STEP 2\n"                                          /* 24 */
+        "void\n"                                                    /* 25 */
+        "macro(int n, double *x, const double *y)\n"                /* 26 */
+        "{\n"                                                       /* 27 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 28 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 29 */
+        "            x[j] += y[i] * STEP;\n"                        /* 30 */
+        "}\n"                                                       /* 31 */
+        "void\n"                                                    /* 32 */
+        "cond(int n, double *x, const double *y)\n"                 /* 33 */
+        "{\n"                                                       /* 34 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 35 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 36 */
+        "            if (y[j] > 0) x[i] += y[j];\n"                 /* 37 */
+        "}\n"                                                       /* 38 */
+        "void\n"                                                    /* 39 */
+        "store(int n, double *x, const double *y)\n"                /* 40 */
+        "{\n"                                                       /* 41 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 42 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 43 */
+        "            x[i] = y[j];\n"                                /* 44 */
+        "}\n";                                                      /* 45 */
+    static const struct {
+        const char *line, *why;
+    } unsure[] = {
+        {"L21", "not where the loop writes the array at another subscript"},
+        {"L29", "not where a name may be a macro"},
+        {"L36", "not where an element may be touched in some iterations "
+                "only"},
+        {"L43", "not for an element the loop only stores to"},
+    };
+    char label[64];
     struct mc_builtin b;
     struct mc_buf r = MC_BUF_INIT;
     size_t i;
@@ -716,9 +748,12 @@ test_placement__scalar_replacement(void)
         contains(r.s, "mc_sr_w = w[i]; \n#pragma GCC unroll 8\n#line 13\n"
                       "for (; j < n; j++)\n",
                  "the pragma right before the loop's keyword");
-    ok(mc_builtin_knob(&b, "scalar@L21") < 0 &&
-           mc_builtin_knob(&b, "scalar-restrict@L21") < 0,
-       "not where the loop writes the array at another subscript");
+    for (i = 0; i < MC_ARRAY_SIZE(unsure); i++) {
+        snprintf(label, sizeof(label), "scalar@%s", unsure[i].line);
+        k = mc_builtin_knob(&b, label);
+        snprintf(label, sizeof(label), "scalar-restrict@%s", unsure[i].line);
+        ok(k < 0 && mc_builtin_knob(&b, label) < 0, unsure[i].why);
+    }
     mc_builtin_release(&b);
     mc_buf_release(&r);
 }
