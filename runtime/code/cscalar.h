@@ -49,13 +49,17 @@ struct mc_cscalar {
  *              not name a replaced array; the body has no jump, call,
  *              condition (if, switch, ?:, &&, ||), sizeof, member access,
  *              unary '*' or '&', and runs straight through: every
- *              replaced element is touched in every iteration
+ *              replaced element is touched in every iteration; every
+ *              name in it is declared in the text (a parameter, a local,
+ *              a file-scope scalar), since a macro may hide anything
  *   an element X[E1]...[En]  X is a parameter declared with scalar type
  *              words and n levels of '*' and '[]', that the function
  *              body never declares again; every occurrence of X in the
  *              body is the same text; the subscripts hold only names,
  *              numbers, arithmetic and parentheses, none of them the
- *              loop's variable nor a name that the loop assigns
+ *              loop's variable nor a name that the loop assigns or its
+ *              body declares; the loop reads it somewhere (an element
+ *              it only stores to is left alone)
  *
  * NEEDS_RESTRICT is set when the loop writes an element and touches
  * other memory than the function's own scalars (locals declared with a
