@@ -694,7 +694,14 @@ test_placement__scalar_replacement(void)
         "    for (int i = 0; i < n; i++)\n"                         /* 42 */
         "        for (int j = 0; j < n; j++)\n"                     /* 43 */
         "            x[i] = y[j];\n"                                /* 44 */
-        "}\n";                                                      /* 45 */
+        "}\n"                                                       /* 45 */
+        "void\n"                                                    /* 46 */
+        "means(int m, int n, const double *d, double *mean)\n"      /* 47 */
+        "{\n"                                                       /* 48 */
+        "    for (int j = 0; j < n; j++)\n"                         /* 49 */
+        "        for (int i = 0; i < m; i++)\n"                     /* 50 */
+        "            mean[j] += d[i * n + j];\n"                    /* 51 */
+        "}\n";                                                      /* 52 */
     static const struct {
         const char *line, *why;
     } unsure[] = {
@@ -748,6 +755,11 @@ test_placement__scalar_replacement(void)
         contains(r.s, "mc_sr_w = w[i]; \n#pragma GCC unroll 8\n#line 13\n"
                       "for (; j < n; j++)\n",
                  "the pragma right before the loop's keyword");
+    k = mc_builtin_knob(&b, "scalar-restrict@L50");
+    u = mc_builtin_knob(&b, "interchange(j,i)@L49");
+    ok(k >= 0 && u >= 0 && b.knob[k].group &&
+           b.knob[k].group == b.knob[u].group,
+       "one loop's interchange and scalar replacement exclude each other");
     for (i = 0; i < MC_ARRAY_SIZE(unsure); i++) {
         snprintf(label, sizeof(label), "scalar@%s", unsure[i].line);
         k = mc_builtin_knob(&b, label);
