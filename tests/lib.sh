@@ -296,6 +296,22 @@ json_get () {
   python3 -S -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# journal_node DIR PYTHON: the first node of DIR's search journal (as
+# n) that has code and for which PYTHON holds, printed as JSON; fails
+# when there is none.
+journal_node () {
+  python3 - "$1"/.maxcode/*/journal.jsonl "$2" <<'EOP'
+import json, sys
+for line in open(sys.argv[1]):
+    n = json.loads(line)
+    if "code" in n and eval(sys.argv[2]):
+        print(json.dumps(n))
+        sys.exit(0)
+print("# no journal node with", sys.argv[2])
+sys.exit(1)
+EOP
+}
+
 # json FILE EXPR...: each Python EXPR, over the JSON object j, holds;
 # when one does not, say which and show the object.
 json () {

@@ -27,21 +27,6 @@ same_outputs () {
    done)
 }
 
-# node DIR PYTHON: the first journal node (as n) for which PYTHON holds,
-# printed as JSON; fails when there is none.
-node () {
-  python3 - "$1"/.maxcode/*/journal.jsonl "$2" <<'EOP'
-import json, sys
-for line in open(sys.argv[1]):
-    n = json.loads(line)
-    if "code" in n and eval(sys.argv[2]):
-        print(json.dumps(n))
-        sys.exit(0)
-print("# no journal node with", sys.argv[2])
-sys.exit(1)
-EOP
-}
-
 # line_of FILE TEXT: the source line (after #line directives) of the
 # first line of FILE that holds TEXT.
 line_of () {
@@ -101,7 +86,7 @@ test_expect_success 'a biased branch gets __builtin_expect at its line' '
   echo "20000 20" >in/a.in && echo "30000 10" >in/b.in &&
   makefile . -O2 "budget=1" &&
   run_make >out 2>err &&
-  node . "\"expect\" in n[\"label\"].split(\"+\") and n[\"verdict\"] == \"correct\"" >n.json &&
+  journal_node . "\"expect\" in n[\"label\"].split(\"+\") and n[\"verdict\"] == \"correct\"" >n.json &&
   json_get n.json "d[\"code\"]" >variant.c &&
   contains variant.c "if (__builtin_expect(!!(v[i] < 0), 0))" &&
   test "$(line_of variant.c __builtin_expect)" = "$(line_of hot.c "if (v[i] < 0)")" &&
@@ -195,7 +180,7 @@ test_expect_success 'restrict that aliased arguments break is rejected' '
   echo "0 200" >in/a.in && echo "1 200" >in/b.in &&
   makefile . -O3 "budget=2" &&
   run_make >out 2>err &&
-  node . "\"restrict@shift\" in n[\"label\"].split(\"+\")" >n.json &&
+  journal_node . "\"restrict@shift\" in n[\"label\"].split(\"+\")" >n.json &&
   json n.json "j[\"verdict\"] == \"incorrect\"" &&
   "$MAXCODE_BIN" show hot.c --json >m &&
   json m "\"restrict\" not in (j.get(\"best\") or \"\")" &&

@@ -23,8 +23,8 @@ is_ident(char ch)
     return isalnum((unsigned char)ch) || ch == '_';
 }
 
-static size_t
-skip_space(const char *c, size_t len, size_t i)
+size_t
+mc_cmodel_skip_space(const char *c, size_t len, size_t i)
 {
     while (i < len && isspace((unsigned char)c[i]))
         i++;
@@ -130,7 +130,7 @@ fn_at(const char *c, size_t from, size_t b, struct mc_cfunc *f)
                 c[k - 1] != '{';
          k--)
         ;
-    f->start = skip_space(c, w, k);
+    f->start = mc_cmodel_skip_space(c, w, k);
     return 1;
 }
 
@@ -243,7 +243,7 @@ multiplied(const char *c, size_t from, size_t to, const char *var)
             ;
         if (j > from && c[j - 1] == '*')
             return 1;
-        j = skip_space(c, to, i + n);
+        j = mc_cmodel_skip_space(c, to, i + n);
         if (j < to && c[j] == '*')
             return 1;
     }
@@ -264,7 +264,7 @@ strides(const char *c, size_t from, size_t to, const char *var, int *unit,
         close = mc_ctext_match(c, to, i, '[', ']');
         if (!mc_cmodel_has_word(c, i + 1, close - 1, var))
             continue;
-        next = skip_space(c, to, close);
+        next = mc_cmodel_skip_space(c, to, close);
         if ((next < to && c[next] == '[') ||
             multiplied(c, i + 1, close - 1, var))
             (*strided)++;
@@ -288,7 +288,7 @@ count_math(const char *c, size_t from, size_t to)
                          suffix[s]);
                 if (!mc_ctext_word_at(c, to, i, name))
                     continue;
-                j = skip_space(c, to, i + strlen(name));
+                j = mc_cmodel_skip_space(c, to, i + strlen(name));
                 n += j < to && c[j] == '(';
             }
         }
@@ -310,7 +310,7 @@ loop_at(const char *c, const struct mc_cmodel *m, int fn, size_t i,
         struct mc_cloop *l)
 {
     const struct mc_cfunc *f = &m->fn[fn];
-    size_t j = skip_space(c, f->end, i + 3), k;
+    size_t j = mc_cmodel_skip_space(c, f->end, i + 3), k;
 
     if (j >= f->end || c[j] != '(')
         return 0;
@@ -319,7 +319,7 @@ loop_at(const char *c, const struct mc_cmodel *m, int fn, size_t i,
     l->line = mc_cmodel_line(m, i);
     l->head = j;
     l->head_end = mc_ctext_match(c, f->end, j, '(', ')');
-    l->body = skip_space(c, f->end, l->head_end);
+    l->body = mc_cmodel_skip_space(c, f->end, l->head_end);
     l->end = mc_ctext_skip_statement(c, f->end, l->head_end);
     l->body_line = mc_cmodel_line(m, l->body);
     l->innermost = !mc_cmodel_has_loop(c, l->body, l->end);
@@ -381,7 +381,7 @@ find_branches(const char *c, struct mc_cmodel *m, int fn, int *oom)
 
         if (!mc_ctext_word_at(c, f->end, i, "if"))
             continue;
-        j = skip_space(c, f->end, i + 2);
+        j = mc_cmodel_skip_space(c, f->end, i + 2);
         if (j >= f->end || c[j] != '(')
             continue;
         memset(&b, 0, sizeof(b));
@@ -390,9 +390,9 @@ find_branches(const char *c, struct mc_cmodel *m, int fn, int *oom)
         b.cond = j;
         b.cond_end = mc_ctext_match(c, f->end, j, '(', ')');
         b.line = mc_cmodel_line(m, i);
-        s = skip_space(c, f->end, b.cond_end);
+        s = mc_cmodel_skip_space(c, f->end, b.cond_end);
         if (s < f->end && c[s] == '{')
-            s = skip_space(c, f->end, s + 1);
+            s = mc_cmodel_skip_space(c, f->end, s + 1);
         if (s < f->end && mc_cmodel_line(m, s) > b.line)
             b.then_line = mc_cmodel_line(m, s);
         if ((nv = grow(m->br, m->nbr, sizeof(*nv))) == NULL)
@@ -475,13 +475,13 @@ declares(const char *c, size_t from, size_t to)
     size_t i = from, j, w, k;
 
     while (i < to) {
-        i = skip_space(c, to, i);
+        i = mc_cmodel_skip_space(c, to, i);
         for (w = i; w < to && is_ident(c[w]); w++)
             ;
         for (k = 0; w > i && k < MC_ARRAY_SIZE(types); k++)
             if (word_is(c, i, w - i, types[k]))
                 return 1;
-        j = skip_space(c, to, w);
+        j = mc_cmodel_skip_space(c, to, w);
         if (w > i && j < to && (is_ident(c[j]) || c[j] == '*'))
             return 1;
         while (i < to && c[i] != ';' && c[i] != '{' && c[i] != '}')
@@ -521,8 +521,8 @@ mc_cmodel_nest(const char *c, const struct mc_cmodel *m, int outer,
         *post = o->end;
         return o->body == in->kw;
     }
-    *pre = skip_space(c, o->end, o->body + 1);
-    *post = skip_space(c, o->end, in->end);
+    *pre = mc_cmodel_skip_space(c, o->end, o->body + 1);
+    *post = mc_cmodel_skip_space(c, o->end, in->end);
     if (*post >= o->end)
         return 0;
     return movable(c, *pre, in->kw, in->var) &&
@@ -599,7 +599,7 @@ plain_specifiers(const char *c, size_t start, size_t name)
             if (word_is(c, w, i - w, "__attribute__") ||
                 word_is(c, w, i - w, "__attribute") ||
                 word_is(c, w, i - w, "__declspec")) {
-                i = skip_space(c, name, i);
+                i = mc_cmodel_skip_space(c, name, i);
                 if (i >= name || c[i] != '(')
                     return 0;
                 i = mc_ctext_match(c, name, i, '(', ')');

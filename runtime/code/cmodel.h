@@ -123,6 +123,10 @@ void mc_cmodel_place(struct mc_cmodel *m, const char *c,
 /* The line (1-based) holding offset OFF. */
 size_t mc_cmodel_line(const struct mc_cmodel *m, size_t off);
 
+/* The first offset from I on in C (LEN bytes) that is no blank, or
+ * LEN. */
+size_t mc_cmodel_skip_space(const char *c, size_t len, size_t i);
+
 /* Whether the word W occurs as a whole word in C[FROM, TO). */
 int mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w);
 

@@ -42,7 +42,13 @@
  *             memory with a stride while the loop around it would walk it
  *             with unit stride is reordered (the statements before the
  *             inner loop, if any, keep a copy of the outer loop of their
- *             own); restrict@NAME: __restrict on the pointer parameters
+ *             own); scalar@LN: an element that innermost loop LN reads
+ *             or updates at a subscript the loop does not change lives
+ *             in a local for the loop's run (read before it, written
+ *             after it, neither when it runs zero times; cscalar.h),
+ *             scalar-restrict@LN the same where only __restrict on its
+ *             function rules out aliasing, which it adds;
+ *             restrict@NAME: __restrict on the pointer parameters
  *             of a hot function. A rewrite is justified only by the
  *             user's tests, as every variant is: it is judged with the
  *             sanitizers besides the differential runs, whatever
@@ -111,6 +117,8 @@ enum mc_knob_kind {
     MC_KK_EXPECT,       /* __builtin_expect from the profile */
     MC_KK_RESTRICT,     /* __restrict on function WHERE's pointers */
     MC_KK_INTERCHANGE,  /* loop WHERE and its parent swapped */
+    MC_KK_SCALAR,       /* scalar replacement in loop WHERE; OP 1: with
+                         * __restrict on its function's pointers */
     MC_KK_CUDA          /* a kernel-level edit (OP) */
 };
 

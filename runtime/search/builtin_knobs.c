@@ -10,6 +10,7 @@
 #include "builtin.h"
 #include "ccprobe.h"
 #include "cmodel.h"
+#include "cscalar.h"
 #include "ctext.h"
 
 #include <ctype.h>
@@ -484,6 +485,47 @@ interchange_knobs(struct mc_builtin *b)
     }
 }
 
+/* Scalar replacement knobs for the innermost loops where it is sure to
+ * be right (cscalar.h): with __restrict where only that rules out
+ * aliasing. One rewrites the header of a loop that an interchange
+ * rewrites too, so the two share a group. */
+static void
+scalar_knobs(struct mc_builtin *b)
+{
+    const struct mc_cmodel *m = b->m;
+    struct mc_cscalar sr;
+    size_t i, j, l;
+    char label[48];
+
+    for (i = 0; i < m->nloop; i++) {
+        const struct mc_cloop *n = &m->loop[i];
+        int lines_ok = 1;
+        struct mc_knob *k;
+
+        if (!mc_cscalar_loop(b->blank, b->len, m, (int)i, &sr))
+            continue;
+        for (l = n->line; l <= mc_cmodel_line(m, n->end - 1); l++)
+            lines_ok &= b->ok[l];
+        if (!lines_ok)
+            continue;
+        snprintf(label, sizeof(label), "%s@L%zu",
+                 sr.needs_restrict ? "scalar-restrict" : "scalar", n->line);
+        k = add_knob(b, MC_KK_SCALAR, label, NULL,
+                     "an element the loop reuses stays in a register "
+                     "across it");
+        if (!k)
+            continue;
+        k->where = (short)i;
+        k->op = (unsigned char)sr.needs_restrict;
+        k->rewrite = 1;
+        k->risk = sr.needs_restrict ? 2 : 1;
+        for (j = 0; j < b->nknobs; j++)
+            if (b->knob[j].kind == MC_KK_INTERCHANGE &&
+                b->knob[j].where == (short)i)
+                k->group = b->knob[j].group = (short)(300 + (i & 0x3fff));
+    }
+}
+
 static void
 loop_knob(struct mc_builtin *b, int loop, int op, int n, const char *opt,
           const char *why)
@@ -696,6 +738,7 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
     for (i = 0; i < b->m->nloop; i++)
         math |= b->m->loop[i].math > 0;
     interchange_knobs(b);
+    scalar_knobs(b);
     if (!b->user_o3)
         opt_knob(b, "O3", "more aggressive vectorization, unrolling and "
                           "inlining", 0);
@@ -791,7 +834,8 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     bundle = o | bit_of(b, "no-math-errno") | bit_of(b, "expect") |
              bit_of(b, "hot-cold");
     for (i = 0; i < b->nknobs; i++)
-        if (b->knob[i].kind == MC_KK_INTERCHANGE)
+        if (b->knob[i].kind == MC_KK_INTERCHANGE ||
+            (b->knob[i].kind == MC_KK_SCALAR && !b->knob[i].op))
             bundle |= 1ul << i;
     if (b->family == MC_CC_CLANG)
         bundle |= bit_of(b, "vectorize");
@@ -807,6 +851,12 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     o |= x;
     for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
         if (b->knob[i].kind == MC_KK_RESTRICT) {
+            b->seeds[b->nseeds++] = o | 1ul << i;
+            break;
+        }
+    /* The first rewrite that needs restrict, as restrict is tried. */
+    for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
+        if (b->knob[i].kind == MC_KK_SCALAR && b->knob[i].op) {
             b->seeds[b->nseeds++] = o | 1ul << i;
             break;
         }

@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "alloc.h"
 #include "cmodel.h"
+#include "cscalar.h"
 #include "ctext.h"
 
 #include <ctype.h>
@@ -404,21 +405,22 @@ before_line(struct edits *ed, size_t line, const char *text)
     mc_buf_release(&b);
 }
 
-/* Whether TAG interchanges loop LOOP with its parent. */
+/* Whether TAG rewrites the header of loop LOOP: a knob of KIND there. */
 static int
-interchanged(const struct mc_builtin *b, unsigned long tag, int loop)
+rewritten(const struct mc_builtin *b, unsigned long tag, int loop, int kind)
 {
     size_t i;
 
     for (i = 0; i < b->nknobs; i++)
-        if ((tag >> i & 1) && b->knob[i].kind == MC_KK_INTERCHANGE &&
+        if ((tag >> i & 1) && b->knob[i].kind == kind &&
             b->knob[i].where == loop)
             return 1;
     return 0;
 }
 
 /* The pragmas of TAG before each innermost loop where one may go
- * (cmodel.h); an interchanged one's are written with its rewrite. */
+ * (cmodel.h); an interchanged or scalar-replaced one's are written with
+ * its rewrite. */
 static void
 loop_edits(const struct mc_builtin *b, unsigned long tag, struct edits *ed)
 {
@@ -428,7 +430,8 @@ loop_edits(const struct mc_builtin *b, unsigned long tag, struct edits *ed)
     for (i = 0; i < b->m->nloop; i++) {
         const struct mc_cloop *l = &b->m->loop[i];
         if (!l->innermost || !l->placeable ||
-            interchanged(b, tag, (int)i))
+            rewritten(b, tag, (int)i, MC_KK_INTERCHANGE) ||
+            rewritten(b, tag, (int)i, MC_KK_SCALAR))
             continue;
         mc_buf_reset(&p);
         loop_pragmas(b, tag, (int)i, &p);
@@ -537,6 +540,89 @@ interchange_edits(const struct mc_builtin *b, unsigned long tag, int in,
     mc_buf_release(&at);
 }
 
+/* Scalar replacement in loop IN, as edits of ORIG (see cscalar.h): its
+ * `for (INIT; COND; INC) BODY` becomes
+ *
+ *     { INIT; if (COND) { __typeof__(E) mc_sr_X = E; ...
+ *     for (; COND; INC) BODY' E = mc_sr_X; ... } }
+ *
+ * where BODY' reads and writes mc_sr_X for each replaced element E, and
+ * only the elements the loop writes are written back. The guard reads
+ * COND once more, which has no side effect: nothing is read or written
+ * when the loop runs zero times. TAG's pragmas for IN go right before
+ * its keyword, on lines of their own, as for an interchange. */
+static void
+scalar_edits(const struct mc_builtin *b, unsigned long tag, int in,
+             const char *orig, struct edits *ed)
+{
+    const struct mc_cloop *l = &b->m->loop[in];
+    struct mc_cscalar sr;
+    struct mc_buf h = MC_BUF_INIT, t = MC_BUF_INIT, pr = MC_BUF_INIT;
+    char name[64];
+    size_t i, cond;
+
+    if (!mc_cscalar_loop(b->blank, b->len, b->m, in, &sr))
+        return;
+    for (cond = sr.semi1 + 1; isspace((unsigned char)orig[cond]); cond++)
+        ;
+    mc_buf_adds(&h, "{ ");
+    mc_buf_add(&h, orig + l->head + 1, sr.semi1 - l->head);
+    mc_buf_adds(&h, " if (");
+    mc_buf_add(&h, orig + cond, sr.semi2 - cond);
+    mc_buf_adds(&h, ") { ");
+    mc_buf_adds(&t, " ");
+    for (i = 0; i < sr.nref; i++) {
+        const struct mc_cscalar_ref *r = &sr.ref[i];
+        int n = (int)(r->end - r->at);
+        snprintf(name, sizeof(name), "mc_sr_%.*s", (int)r->name_len,
+                 orig + r->at);
+        mc_buf_addf(&h, "__typeof__(%.*s) %s = %.*s; ", n, orig + r->at,
+                    name, n, orig + r->at);
+        if (r->written)
+            mc_buf_addf(&t, "%.*s = %s; ", n, orig + r->at, name);
+    }
+    mc_buf_adds(&t, "} }");
+    loop_pragmas(b, tag, in, &pr);
+    if (pr.len)
+        mc_buf_addf(&h, "\n%s#line %zu\n", pr.s, l->line);
+    mc_buf_adds(&h, "for (");
+    mc_buf_add(&h, orig + sr.semi1, l->head_end - sr.semi1);
+    if (mc_buf_status(&h) || mc_buf_status(&t) || mc_buf_status(&pr)) {
+        ed->oom = 1;
+    } else {
+        add_edit(ed, l->kw, l->head_end - l->kw, h.s);
+        for (i = 0; i < sr.nocc; i++) {
+            size_t at = sr.occ[i].at, n = 0;
+            while (isalnum((unsigned char)orig[at + n]) || orig[at + n] == '_')
+                n++;
+            snprintf(name, sizeof(name), "mc_sr_%.*s", (int)n, orig + at);
+            add_edit(ed, at, sr.occ[i].end - at, name);
+        }
+        add_edit(ed, l->end, 0, t.s);
+    }
+    mc_buf_release(&h);
+    mc_buf_release(&t);
+    mc_buf_release(&pr);
+}
+
+/* Whether TAG puts __restrict on function F: restrict@F, or a scalar
+ * replacement in F that needs it. */
+static int
+restricted(const struct mc_builtin *b, unsigned long tag, int f)
+{
+    size_t i;
+
+    for (i = 0; i < b->nknobs; i++) {
+        const struct mc_knob *k = &b->knob[i];
+        if ((tag >> i & 1) &&
+            ((k->kind == MC_KK_RESTRICT && k->where == f) ||
+             (k->kind == MC_KK_SCALAR && k->op &&
+              b->m->loop[k->where].fn == f)))
+            return 1;
+    }
+    return 0;
+}
+
 static void
 host_edits(const struct mc_builtin *b, unsigned long tag, const char *orig,
            struct edits *ed)
@@ -551,12 +637,16 @@ host_edits(const struct mc_builtin *b, unsigned long tag, const char *orig,
             continue;
         if (k->kind == MC_KK_EXPECT)
             expect_edits(b, ed);
-        else if (k->kind == MC_KK_RESTRICT)
-            restrict_edits(b->blank, b->len, b->m->fn[k->where].params,
-                           b->m->fn[k->where].params_end, "__restrict", ed);
         else if (k->kind == MC_KK_INTERCHANGE)
             interchange_edits(b, tag, k->where, orig, ed);
+        else if (k->kind == MC_KK_SCALAR)
+            scalar_edits(b, tag, k->where, orig, ed);
     }
+    /* Once per function, however many knobs ask for it. */
+    for (i = 0; i < b->m->nfn; i++)
+        if (restricted(b, tag, (int)i))
+            restrict_edits(b->blank, b->len, b->m->fn[i].params,
+                           b->m->fn[i].params_end, "__restrict", ed);
 }
 
 /* The CUDA edits of TAG: loop pragmas inside the chosen kernels, then

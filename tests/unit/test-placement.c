@@ -12,7 +12,10 @@
  * each. A critique of a candidate that did not compile quotes the
  * compiler's first error line, whole, not a warning before it. restrict
  * goes only on pointers to object types the text shows (not on a
- * pointer to a function typedef, as zopfli's cost model).
+ * pointer to a function typedef, as zopfli's cost model). Scalar
+ * replacement reads an element once before its loop and writes it once
+ * after, guarded for zero trips, with restrict where only that rules out
+ * aliasing; not where the loop writes the array elsewhere.
  *
  * With arguments it is the tool that test uses:
  *
@@ -21,7 +24,8 @@
  * sets the built-in proposer up for FILE (a profile made up from the
  * code: every other function never ran, every branch rarely taken, so
  * that hot, cold and expect are offered too), then renders each knob
- * alone, each seed, and each interchange with each loop knob, and
+ * alone, each seed, and each interchange or scalar replacement with
+ * each loop knob (and restrict), and
  * compiles every candidate with `CC -fsyntax-only FLAG...` next to
  * FILE. A line per candidate that fails ("FAIL LABEL: the first error
  * line"), then "candidates N failed M"; exit status 1 when one failed,
@@ -248,8 +252,8 @@ setup(struct mc_builtin *b, const char *path, const char *cc,
 }
 
 /* The knob sets to try on B: each knob alone, each seed, and each
- * interchange with each loop knob, into TAGS (at most MAX); returns
- * how many. */
+ * rewrite of a loop's header (interchange, scalar replacement) with each
+ * loop and restrict knob, into TAGS (at most MAX); returns how many. */
 static size_t
 knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
 {
@@ -260,10 +264,13 @@ knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
     for (i = 0; i < b->nseeds && n < max; i++)
         tags[n++] = b->seeds[i];
     for (i = 0; i < b->nknobs; i++)
-        for (j = 0; b->knob[i].kind == MC_KK_INTERCHANGE && j < b->nknobs &&
-                    n < max;
+        for (j = 0; (b->knob[i].kind == MC_KK_INTERCHANGE ||
+                     b->knob[i].kind == MC_KK_SCALAR) &&
+                    j < b->nknobs && n < max;
              j++)
-            if (b->knob[j].kind == MC_KK_LOOP)
+            if (b->knob[j].kind == MC_KK_LOOP ||
+                (b->knob[i].kind == MC_KK_SCALAR &&
+                 b->knob[j].kind == MC_KK_RESTRICT))
                 tags[n++] = 1ul << i | 1ul << j;
     return n;
 }
@@ -626,6 +633,143 @@ test_placement__restrict_object_pointers(void)
            cases[i].why);
 }
 
+/* The knob labelled LABEL of B rendered alone on TEXT into R; 0 when
+ * there is no such knob or it does not render. */
+static int
+render_knob(const struct mc_builtin *b, const char *label, const char *text,
+            struct mc_buf *r)
+{
+    int k = mc_builtin_knob(b, label);
+
+    mc_buf_reset(r);
+    return k >= 0 && !mc_builtin_render(b, 1ul << k, text, strlen(text), r) &&
+           r->s;
+}
+
+static void
+test_placement__scalar_replacement(void)
+{
+    static const char text[] =
+        "void\n"                                                    /* 1 */
+        "mv(int n, int m, double *c, double (*a)[64], const double *b)\n"
+        "{\n"                                                       /* 3 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 4 */
+        "        for (int j = 0; j < m; j++)\n"                     /* 5 */
+        "            c[i] += a[i][j] * b[j];\n"                     /* 6 */
+        "}\n"                                                       /* 7 */
+        "double\n"                                                  /* 8 */
+        "dot(int n, const double *a, const double *w)\n"            /* 9 */
+        "{\n"                                                       /* 10 */
+        "    double s = 0;\n"                                       /* 11 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 12 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 13 */
+        "            s += a[j] * w[i];\n"                           /* 14 */
+        "    return s;\n"                                           /* 15 */
+        "}\n"                                                       /* 16 */
+        "void\n"                                                    /* 17 */
+        "fwd(int n, double *x)\n"                                   /* 18 */
+        "{\n"                                                       /* 19 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 20 */
+        "        for (int j = 0; j < i; j++)\n"                     /* 21 */
+        "            x[i] -= x[j];\n"                               /* 22 */
+        "}\n"                                                       /* 23 */
+        "#define STEP 2\n"                                          /* 24 */
+        "void\n"                                                    /* 25 */
+        "macro(int n, double *x, const double *y)\n"                /* 26 */
+        "{\n"                                                       /* 27 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 28 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 29 */
+        "            x[j] += y[i] * STEP;\n"                        /* 30 */
+        "}\n"                                                       /* 31 */
+        "void\n"                                                    /* 32 */
+        "cond(int n, double *x, const double *y)\n"                 /* 33 */
+        "{\n"                                                       /* 34 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 35 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 36 */
+        "            if (y[j] > 0) x[i] += y[j];\n"                 /* 37 */
+        "}\n"                                                       /* 38 */
+        "void\n"                                                    /* 39 */
+        "store(int n, double *x, const double *y)\n"                /* 40 */
+        "{\n"                                                       /* 41 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 42 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 43 */
+        "            x[i] = y[j];\n"                                /* 44 */
+        "}\n"                                                       /* 45 */
+        "void\n"                                                    /* 46 */
+        "means(int m, int n, const double *d, double *mean)\n"      /* 47 */
+        "{\n"                                                       /* 48 */
+        "    for (int j = 0; j < n; j++)\n"                         /* 49 */
+        "        for (int i = 0; i < m; i++)\n"                     /* 50 */
+        "            mean[j] += d[i * n + j];\n"                    /* 51 */
+        "}\n";                                                      /* 52 */
+    static const struct {
+        const char *line, *why;
+    } unsure[] = {
+        {"L21", "not where the loop writes the array at another subscript"},
+        {"L29", "not where a name may be a macro"},
+        {"L36", "not where an element may be touched in some iterations "
+                "only"},
+        {"L43", "not for an element the loop only stores to"},
+    };
+    char label[64];
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT;
+    size_t i;
+    int k, u = -1;
+
+    write_file("sr.c", text);
+    if (!ok(!setup(&b, "sr.c", "gcc", NULL, text, strlen(text), 0),
+            "setup"))
+        return;
+    if (ok(render_knob(&b, "scalar-restrict@L5", text, &r),
+           "c[i] is offered with restrict: a and b may alias it"))
+        contains(r.s, "mv(int n, int m, double *__restrict c, "
+                      "double (*a)[64], const double *__restrict b)\n{\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        { int j = 0; if (j < m) { "
+                      "__typeof__(c[i]) mc_sr_c = c[i]; "
+                      "for (; j < m; j++)\n"
+                      "            mc_sr_c += a[i][j] * b[j]; "
+                      "c[i] = mc_sr_c; } }\n}\n",
+                 "read before the loop, written after, both guarded");
+    if (ok(render_knob(&b, "scalar@L13", text, &r),
+           "w[i] is offered alone: the loop writes only a local"))
+        contains(r.s, "dot(int n, const double *a, const double *w)\n"
+                      "{\n    double s = 0;\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        { int j = 0; if (j < n) { "
+                      "__typeof__(w[i]) mc_sr_w = w[i]; "
+                      "for (; j < n; j++)\n"
+                      "            s += a[j] * mc_sr_w; } }\n",
+                 "read once, never written back");
+    for (i = 0; i < b.nknobs; i++)
+        if (b.knob[i].kind == MC_KK_LOOP && b.knob[i].where < 0 &&
+            b.knob[i].n == 8)
+            u = (int)i;
+    k = mc_builtin_knob(&b, "scalar@L13");
+    mc_buf_reset(&r);
+    if (ok(u >= 0 && k >= 0 &&
+               !mc_builtin_render(&b, 1ul << k | 1ul << u, text,
+                                  strlen(text), &r) && r.s,
+           "with unroll(8), rendered"))
+        contains(r.s, "mc_sr_w = w[i]; \n#pragma GCC unroll 8\n#line 13\n"
+                      "for (; j < n; j++)\n",
+                 "the pragma right before the loop's keyword");
+    k = mc_builtin_knob(&b, "scalar-restrict@L50");
+    u = mc_builtin_knob(&b, "interchange(j,i)@L49");
+    ok(k >= 0 && u >= 0 && b.knob[k].group &&
+           b.knob[k].group == b.knob[u].group,
+       "one loop's interchange and scalar replacement exclude each other");
+    for (i = 0; i < MC_ARRAY_SIZE(unsure); i++) {
+        snprintf(label, sizeof(label), "scalar@%s", unsure[i].line);
+        k = mc_builtin_knob(&b, label);
+        snprintf(label, sizeof(label), "scalar-restrict@%s", unsure[i].line);
+        ok(k < 0 && mc_builtin_knob(&b, label) < 0, unsure[i].why);
+    }
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -642,6 +786,7 @@ main(int argc, char **argv)
     TAP_RUN(test_placement__interchanged_inner_loop);
     TAP_RUN(test_placement__critique_quotes_the_error);
     TAP_RUN(test_placement__restrict_object_pointers);
+    TAP_RUN(test_placement__scalar_replacement);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
