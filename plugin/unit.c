@@ -495,18 +495,15 @@ set_vpath(void)
     return 0;
 }
 
-/* A CUDA target's GPU identity, from the probe this machine remembers
- * for its boot: make's thread reads it and never probes (the search
- * recipe does). */
+/* The GPU identity of the CUDA target T, from the probe this machine
+ * remembers for its boot: make's thread reads it and never probes (the
+ * search recipe does). */
 static enum mc_code
-set_gpu(struct mc_target *t, int *none, struct mc_err *err)
+read_gpu(struct mc_target *t, int *none, struct mc_err *err)
 {
     struct mc_cuda_probe p;
     enum mc_code rc;
 
-    *none = 0;
-    if (!mc_lang_get(t->lang)->kernels)
-        return MC_OK;
     rc = mc_cuda_probe_read(mc_conf_get(&t->conf, MC_SET_CACHE_DIR), &p,
                             err);
     if (!rc && mc_cuda_set_identity(t, &p))
@@ -517,6 +514,18 @@ set_gpu(struct mc_target *t, int *none, struct mc_err *err)
                 p.error[0] ? p.error : "none found");
     }
     return rc;
+}
+
+/* A CUDA target's GPU identity (read_gpu()); nothing for another
+ * language, which so pays nothing for the probe's struct (a hardened
+ * build fills each local struct where it is declared). */
+static enum mc_code
+set_gpu(struct mc_target *t, int *none, struct mc_err *err)
+{
+    *none = 0;
+    if (!mc_lang_get(t->lang)->kernels)
+        return MC_OK;
+    return read_gpu(t, none, err);
 }
 
 /* Key T (SOURCE as written in the call): its build, its GPU or native

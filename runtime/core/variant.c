@@ -265,7 +265,7 @@ static enum mc_code
 place_hash(const char *source, const char *source_real,
            char hex[MC_KEY_HEX + 1])
 {
-    char both[2 * PATH_MAX];
+    char both[2 * PATH_MAX] MC_NOINIT;
     size_t a = strlen(source) + 1, b = strlen(source_real) + 1;
     struct mc_digest d;
 
@@ -414,7 +414,7 @@ mc_variant_fresh(const char *path, const char *source,
                  struct mc_buf *payload)
 {
     struct mc_buf wp = MC_BUF_INIT, head = MC_BUF_INIT, tail = MC_BUF_INIT;
-    char rec[RECORD_MAX];
+    char rec[RECORD_MAX] MC_NOINIT;
     const char *nl, *end;
     struct stat st;
     int fresh = 0;

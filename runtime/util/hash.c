@@ -14,6 +14,7 @@ enum mc_code
 mc_hash_init(struct mc_hash *h)
 {
     h->trace = 0;
+    h->streamed = 0;
     h->npend = 0;
     h->state = XXH3_createState();
     if (!h->state)
@@ -43,6 +44,7 @@ flush(struct mc_hash *h)
     if (h->npend)
         XXH3_128bits_update(h->state, h->pend, h->npend);
     h->npend = 0;
+    h->streamed = 1;
 }
 
 /* Hash LEN bytes at DATA: small ones wait in H->pend. */
@@ -53,6 +55,7 @@ feed(struct mc_hash *h, const void *data, size_t len)
         flush(h);
         if (len >= sizeof(h->pend)) {
             XXH3_128bits_update(h->state, data, len);
+            h->streamed = 1;
             return;
         }
     }
@@ -89,9 +92,24 @@ void
 mc_hash_field(struct mc_hash *h, const char *name, const void *data,
               size_t len)
 {
-    frame(h, name, len);
-    if (len)
-        feed(h, data, len);
+    size_t nl = strlen(name);
+
+    /* The usual field: frame and value straight into H->pend. */
+    if (len < sizeof(h->pend) &&
+        nl + 12 + len <= sizeof(h->pend) - h->npend) {
+        uint8_t *p = h->pend + h->npend;
+
+        mc_le_put32(p, (uint32_t)nl);
+        memcpy(p + 4, name, nl);
+        mc_le_put64(p + 4 + nl, len);
+        if (len)
+            memcpy(p + 12 + nl, data, len);
+        h->npend += nl + 12 + len;
+    } else {
+        frame(h, name, len);
+        if (len)
+            feed(h, data, len);
+    }
     if (h->trace)
         mc_verbose("key: %s = [%zu] %.60s", name, len,
                    len ? (const char *)data : "");
@@ -169,8 +187,13 @@ mc_hash_digest(struct mc_hash *h, struct mc_digest *out)
     XXH128_canonical_t c;
     XXH128_hash_t d;
 
-    flush(h);
-    d = XXH3_128bits_digest(h->state);
+    if (!h->streamed) {
+        /* Everything is in H->pend: the one-shot hash is the same. */
+        d = XXH3_128bits(h->pend, h->npend);
+    } else {
+        flush(h);
+        d = XXH3_128bits_digest(h->state);
+    }
 
     XXH128_canonicalFromHash(&c, d);
     memcpy(out->b, c.digest, 16);

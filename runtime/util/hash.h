@@ -23,9 +23,12 @@ struct mc_hash {
     int trace;     /* log each field at verbose level */
     /* Bytes not yet given to STATE: a key is many small fields, and one
      * XXH3 update of them together costs a fraction of one per field.
-     * The digest is the same however the bytes are split. */
+     * The digest is the same however the bytes are split; while nothing
+     * has gone to STATE, it is the one-shot XXH3 of these bytes (a key
+     * of a small source: no streaming at all). */
+    int streamed;  /* some bytes went to STATE */
     size_t npend;
-    uint8_t pend[512];
+    uint8_t pend[1536];
 };
 
 struct mc_digest {
