@@ -19,7 +19,11 @@
 enum mc_code
 mc_variant_path(const char *key, const char *name, struct mc_buf *b)
 {
-    return mc_buf_addf(b, ".maxcode/%s/%s", key, name);
+    /* ".maxcode/%s/%s", without printf: every hit makes it. */
+    mc_buf_adds(b, ".maxcode/");
+    mc_buf_adds(b, key);
+    mc_buf_addc(b, '/');
+    return mc_buf_adds(b, name);
 }
 
 /* The absolute directory of PATH (relative to the cwd); free with

@@ -66,9 +66,8 @@ feed(struct mc_hash *h, const void *data, size_t len)
 /* The frame before a value: the name and the value's length, written
  * straight into H->pend when they fit (a key is some 30 of them). */
 static void
-frame(struct mc_hash *h, const char *name, uint64_t len)
+frame(struct mc_hash *h, const char *name, size_t nl, uint64_t len)
 {
-    size_t nl = strlen(name);
     uint8_t *p, head[12];
 
     if (nl + 12 > sizeof(h->pend) - h->npend)
@@ -89,11 +88,9 @@ frame(struct mc_hash *h, const char *name, uint64_t len)
 }
 
 void
-mc_hash_field(struct mc_hash *h, const char *name, const void *data,
-              size_t len)
+mc_hash_field_n(struct mc_hash *h, const char *name, size_t nl,
+                const void *data, size_t len)
 {
-    size_t nl = strlen(name);
-
     /* The usual field: frame and value straight into H->pend. */
     if (len < sizeof(h->pend) &&
         nl + 12 + len <= sizeof(h->pend) - h->npend) {
@@ -106,7 +103,7 @@ mc_hash_field(struct mc_hash *h, const char *name, const void *data,
             memcpy(p + 12 + nl, data, len);
         h->npend += nl + 12 + len;
     } else {
-        frame(h, name, len);
+        frame(h, name, nl, len);
         if (len)
             feed(h, data, len);
     }
@@ -116,16 +113,12 @@ mc_hash_field(struct mc_hash *h, const char *name, const void *data,
 }
 
 void
-mc_hash_field_str(struct mc_hash *h, const char *name, const char *s)
+mc_hash_field_absent(struct mc_hash *h, const char *name)
 {
-    if (!s) {
-        /* A length no string can have marks "absent". */
-        frame(h, name, UINT64_MAX);
-        if (h->trace)
-            mc_verbose("key: %s = (absent)", name);
-        return;
-    }
-    mc_hash_field(h, name, s, strlen(s));
+    /* A length no string can have marks "absent". */
+    frame(h, name, strlen(name), UINT64_MAX);
+    if (h->trace)
+        mc_verbose("key: %s = (absent)", name);
 }
 
 /* Stream the file at PATH into STATE; its size goes first, as the frame
@@ -158,7 +151,7 @@ mc_hash_field_fd(struct mc_hash *h, const char *name, int fd,
     if (fstat(fd, &st))
         return mc_err_set(err, MC_EIO, "cannot stat '%s': %s", label,
                           strerror(errno));
-    frame(h, name, (uint64_t)st.st_size);
+    frame(h, name, strlen(name), (uint64_t)st.st_size);
     /* Never past its size and a byte: a file that grows ends here. */
     while (total <= (uint64_t)st.st_size &&
            (n = read(fd, buf, sizeof(buf))) > 0) {

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "status.h"
 
 #define MC_KEY_HEX 32 /* hex digits in a key, without the NUL */
@@ -44,13 +45,32 @@ void mc_hash_release(struct mc_hash *h);
 /* Log every field added to H (name and up to 60 bytes of value). */
 void mc_hash_set_trace(struct mc_hash *h, int on);
 
-/* Add field NAME with the LEN bytes at DATA. */
-void mc_hash_field(struct mc_hash *h, const char *name, const void *data,
-                   size_t len);
+/* Add field NAME (NAME_LEN bytes) with the LEN bytes at DATA. */
+void mc_hash_field_n(struct mc_hash *h, const char *name, size_t name_len,
+                     const void *data, size_t len);
+
+/* Add field NAME as absent: a length no value can have. */
+void mc_hash_field_absent(struct mc_hash *h, const char *name);
+
+/* Add field NAME with the LEN bytes at DATA. Inline, so that the length
+ * of a literal NAME is known when compiling (a key is some 30 fields). */
+static inline void
+mc_hash_field(struct mc_hash *h, const char *name, const void *data,
+              size_t len)
+{
+    mc_hash_field_n(h, name, strlen(name), data, len);
+}
 
 /* Add field NAME with the string S (NULL counts as absent: "" with a
  * distinct marker). */
-void mc_hash_field_str(struct mc_hash *h, const char *name, const char *s);
+static inline void
+mc_hash_field_str(struct mc_hash *h, const char *name, const char *s)
+{
+    if (s)
+        mc_hash_field_n(h, name, strlen(name), s, strlen(s));
+    else
+        mc_hash_field_absent(h, name);
+}
 
 /* Add field NAME with the contents of the file at PATH. */
 enum mc_code mc_hash_field_file(struct mc_hash *h, const char *name,
