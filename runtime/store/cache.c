@@ -321,21 +321,26 @@ enum mc_code
 mc_cache_origin(struct mc_cache *c, const char *key,
                 char origin[MC_CACHE_ORIGIN_MAX], time_t *mtime)
 {
-    struct mc_buf path = MC_BUF_INIT;
     enum mc_code rc = MC_ENOENT;
     struct statx sx;
-    char *o = origin;
+    char *o = origin, rel[2 * 3 + MC_KEY_HEX + sizeof(".mce")];
     int dirfd, own;
 
-    if (mc_cache_path(c, key, ".mce", &path)) {
-        mc_buf_release(&path);
-        return MC_ENOMEM;
-    }
+    /* "%.2s/%.2s/%s.mce" beneath the directory (mc_cache_path()), in
+     * a buffer on the stack: every hit names its entry. */
+    if (!mc_is_key(key))
+        return MC_ENOENT;
+    memcpy(rel, key, 2);
+    rel[2] = '/';
+    memcpy(rel + 3, key + 2, 2);
+    rel[5] = '/';
+    memcpy(rel + 6, key, MC_KEY_HEX);
+    memcpy(rel + 6 + MC_KEY_HEX, ".mce", sizeof(".mce"));
     dirfd = dir_fd(c->dir, &own);
     /* No link followed at the end; a linked shard directory leads to a
      * file whose identity is compared, never trusted for its content. */
     if (dirfd >= 0 &&
-        !statx(dirfd, path.s + strlen(c->dir) + 1,
+        !statx(dirfd, rel,
                AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME |
                    STATX_BTIME,
@@ -360,7 +365,6 @@ mc_cache_origin(struct mc_cache *c, const char *key,
     }
     if (own)
         close(dirfd);
-    mc_buf_release(&path);
     return rc;
 }
 
