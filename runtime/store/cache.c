@@ -777,6 +777,7 @@ static void
 parse_stats(const char *text, struct mc_stats *out)
 {
     const char *p = text;
+    size_t next = 0; /* the name the file, written in order, has next */
 
     while (*p) {
         char name[32];
@@ -787,9 +788,17 @@ parse_stats(const char *text, struct mc_stats *out)
             name[n] = '\0';
             if (!strcmp(name, "cost"))
                 out->cost = strtod(p + n, NULL);
-            for (i = 0; i < MC_STAT__COUNT; i++)
-                if (!strcmp(name, stat_names[i]))
+            /* A make run that counted writes the file once, at its
+             * end: the name in its place first, then any other. */
+            i = next < MC_STAT__COUNT && !strcmp(name, stat_names[next])
+                    ? next
+                    : 0;
+            for (; i < MC_STAT__COUNT; i++)
+                if (!strcmp(name, stat_names[i])) {
                     out->n[i] = strtoull(p + n, NULL, 10);
+                    next = i + 1;
+                    break;
+                }
         }
         p += strcspn(p, "\n");
         p += *p == '\n';

@@ -265,8 +265,9 @@ mc_is_key(const char *s)
 {
     size_t i;
 
+    /* One test a digit ('0'-'9' and 'a'-'f'): each hit asks. */
     for (i = 0; i < MC_KEY_HEX; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+        if ((unsigned)(s[i] - '0') > 9 && (unsigned)(s[i] - 'a') > 5)
             return 0;
     return s[MC_KEY_HEX] == '\0';
 }
