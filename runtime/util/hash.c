@@ -88,25 +88,12 @@ frame(struct mc_hash *h, const char *name, size_t nl, uint64_t len)
 }
 
 void
-mc_hash_field_n(struct mc_hash *h, const char *name, size_t nl,
-                const void *data, size_t len)
+mc_hash_field_big(struct mc_hash *h, const char *name, size_t nl,
+                  const void *data, size_t len)
 {
-    /* The usual field: frame and value straight into H->pend. */
-    if (len < sizeof(h->pend) &&
-        nl + 12 + len <= sizeof(h->pend) - h->npend) {
-        uint8_t *p = h->pend + h->npend;
-
-        mc_le_put32(p, (uint32_t)nl);
-        memcpy(p + 4, name, nl);
-        mc_le_put64(p + 4 + nl, len);
-        if (len)
-            memcpy(p + 12 + nl, data, len);
-        h->npend += nl + 12 + len;
-    } else {
-        frame(h, name, nl, len);
-        if (len)
-            feed(h, data, len);
-    }
+    frame(h, name, nl, len);
+    if (len)
+        feed(h, data, len);
     if (h->trace)
         mc_verbose("key: %s = [%zu] %.60s", name, len,
                    len ? (const char *)data : "");

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "le.h"
 #include "status.h"
 
 #define MC_KEY_HEX 32 /* hex digits in a key, without the NUL */
@@ -45,9 +46,35 @@ void mc_hash_release(struct mc_hash *h);
 /* Log every field added to H (name and up to 60 bytes of value). */
 void mc_hash_set_trace(struct mc_hash *h, int on);
 
-/* Add field NAME (NAME_LEN bytes) with the LEN bytes at DATA. */
-void mc_hash_field_n(struct mc_hash *h, const char *name, size_t name_len,
-                     const void *data, size_t len);
+/* The general case of mc_hash_field_n(): a field that does not fit in
+ * H->pend, or a traced one. */
+void mc_hash_field_big(struct mc_hash *h, const char *name, size_t name_len,
+                       const void *data, size_t len);
+
+/* Add field NAME (NAME_LEN bytes) with the LEN bytes at DATA. Inline:
+ * the usual field goes straight into H->pend, without a call. */
+static inline void
+mc_hash_field_n(struct mc_hash *h, const char *name, size_t name_len,
+                const void *data, size_t len)
+{
+    uint8_t *p = h->pend + h->npend;
+    uint32_t nl = (uint32_t)name_len;
+    uint64_t vl = len;
+
+    if (h->trace || len >= sizeof(h->pend) ||
+        name_len + 12 + len > sizeof(h->pend) - h->npend) {
+        mc_hash_field_big(h, name, name_len, data, len);
+        return;
+    }
+    /* name-length:u32le name value-length:u64le value (the host is
+     * little-endian where mc_hash_field_big() is not needed: le.h) */
+    mc_le_put32(p, nl);
+    memcpy(p + 4, name, name_len);
+    mc_le_put64(p + 4 + name_len, vl);
+    if (len) /* DATA may be NULL then */
+        memcpy(p + 12 + name_len, data, len);
+    h->npend += name_len + 12 + len;
+}
 
 /* Add field NAME as absent: a length no value can have. */
 void mc_hash_field_absent(struct mc_hash *h, const char *name);
