@@ -66,8 +66,7 @@ mc_hash_field_n(struct mc_hash *h, const char *name, size_t name_len,
         mc_hash_field_big(h, name, name_len, data, len);
         return;
     }
-    /* name-length:u32le name value-length:u64le value (the host is
-     * little-endian where mc_hash_field_big() is not needed: le.h) */
+    /* name-length:u32le name value-length:u64le value */
     mc_le_put32(p, nl);
     memcpy(p + 4, name, name_len);
     mc_le_put64(p + 4 + name_len, vl);
