@@ -110,13 +110,15 @@ dry_run(void)
  * The five make variables a unit's build reads ($(CC) or its language's
  * compiler, $(CPPFLAGS), its flags, $(LDFLAGS), $(LDLIBS)), expanded by
  * one gmk_expand() at the first ask for the compiler: a hit pays one
- * expansion, not five. Each value is handed out once; a name not among
- * them, or values that hold the separator, are expanded on their own.
+ * expansion, not five. Each value is handed out once, copied only when
+ * it is not empty; a name not among them, or values that hold the
+ * separator, are expanded on their own.
  */
 #define PREFETCH_N 5
 struct prefetch {
     const char *name[PREFETCH_N];
-    char *value[PREFETCH_N];
+    char *value[PREFETCH_N]; /* in EXPANDED; NULL once handed out */
+    char *expanded;          /* gmk_expand()'s, cut at the separators */
     int done;
 };
 
@@ -125,9 +127,9 @@ struct prefetch {
 static void
 prefetch_fill(struct prefetch *p)
 {
-    char ref[PREFETCH_N * 24], *r = ref, *v, *s, *sep;
+    char ref[PREFETCH_N * 24], *r = ref, *s, *sep;
     size_t n;
-    int i, ok = 1;
+    int i;
 
     p->done = 1;
     /* "$(CC)\x1f$(CPPFLAGS)...", without printf: the names are short. */
@@ -143,38 +145,31 @@ prefetch_fill(struct prefetch *p)
         r += n + 3;
     }
     *r = '\0';
-    if (!(v = gmk_expand(ref)))
+    if (!(p->expanded = gmk_expand(ref)))
         return;
-    for (i = 0, s = v; ok && i < PREFETCH_N; i++) {
+    for (i = 0, s = p->expanded; i < PREFETCH_N; i++) {
         sep = strchr(s, '\x1f');
-        if ((sep != NULL) != (i < PREFETCH_N - 1)) {
-            ok = 0; /* a value holds the separator */
-            break;
-        }
+        if ((sep != NULL) != (i < PREFETCH_N - 1))
+            break; /* a value holds the separator */
         if (sep)
             *sep = '\0';
-        ok = (p->value[i] = mc_strdup(s)) != NULL;
+        p->value[i] = s;
         if (sep)
             s = sep + 1;
     }
-    for (i = 0; !ok && i < PREFETCH_N; i++) {
-        mc_free(p->value[i]);
-        p->value[i] = NULL;
-    }
-    gmk_free(v);
+    if (i < PREFETCH_N)
+        memset(p->value, 0, sizeof(p->value)); /* none, then */
 }
 
 static void
 prefetch_release(struct prefetch *p)
 {
-    int i;
-
-    for (i = 0; i < PREFETCH_N; i++)
-        mc_free(p->value[i]);
+    gmk_free(p->expanded);
 }
 
 /* A make variable of any origin (CC has a built-in default); CTX, when
- * not NULL, the unit's struct prefetch. */
+ * not NULL, the unit's struct prefetch. NULL when it is unset or empty
+ * (mc_target_var_fn). */
 static char *
 any_var(const char *name, void *ctx)
 {
@@ -187,9 +182,9 @@ any_var(const char *name, void *ctx)
         prefetch_fill(p);
     for (i = 0; p && i < PREFETCH_N; i++)
         if (p->value[i] && !strcmp(name, p->name[i])) {
-            res = p->value[i];
+            v = p->value[i];
             p->value[i] = NULL;
-            return res;
+            return *v ? mc_strdup(v) : NULL;
         }
     /* "$(NAME)": a call per variable and unit, without printf. */
     if (n + 4 > sizeof(small) && !(ref = mc_malloc(n + 4)))
@@ -199,10 +194,9 @@ any_var(const char *name, void *ctx)
     memcpy(ref + 2, name, n);
     memcpy(ref + 2 + n, ")", 2);
     v = gmk_expand(ref);
-    if (v) {
+    if (v && *v)
         res = mc_strdup(v);
-        gmk_free(v);
-    }
+    gmk_free(v);
     if (ref != small)
         mc_free(ref);
     return res;
@@ -248,7 +242,14 @@ rule_unfit(const char *s, char *why, size_t why_len)
     const char *p;
 
     for (p = s; *p; p++) {
-        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+        unsigned char c = (unsigned char)*p;
+
+        /* Most names have none of them: tests a hit makes on each byte,
+         * without a call per byte. */
+        if (c > ' ' && c != 0x7f && c != ':' && c != ';' && c != '=' &&
+            c != '|' && c != '*' && c != '?' && c != '[' && c != '\\')
+            continue;
+        if (c <= ' ' || c == 0x7f) {
             snprintf(why, why_len, "a space or control character");
             return 1;
         }
@@ -495,18 +496,15 @@ set_vpath(void)
     return 0;
 }
 
-/* A CUDA target's GPU identity, from the probe this machine remembers
- * for its boot: make's thread reads it and never probes (the search
- * recipe does). */
+/* The GPU identity of the CUDA target T, from the probe this machine
+ * remembers for its boot: make's thread reads it and never probes (the
+ * search recipe does). */
 static enum mc_code
-set_gpu(struct mc_target *t, int *none, struct mc_err *err)
+read_gpu(struct mc_target *t, int *none, struct mc_err *err)
 {
     struct mc_cuda_probe p;
     enum mc_code rc;
 
-    *none = 0;
-    if (!mc_lang_get(t->lang)->kernels)
-        return MC_OK;
     rc = mc_cuda_probe_read(mc_conf_get(&t->conf, MC_SET_CACHE_DIR), &p,
                             err);
     if (!rc && mc_cuda_set_identity(t, &p))
@@ -517,6 +515,18 @@ set_gpu(struct mc_target *t, int *none, struct mc_err *err)
                 p.error[0] ? p.error : "none found");
     }
     return rc;
+}
+
+/* A CUDA target's GPU identity (read_gpu()); nothing for another
+ * language, which so pays nothing for the probe's struct (a hardened
+ * build fills each local struct where it is declared). */
+static enum mc_code
+set_gpu(struct mc_target *t, int *none, struct mc_err *err)
+{
+    *none = 0;
+    if (!mc_lang_get(t->lang)->kernels)
+        return MC_OK;
+    return read_gpu(t, none, err);
 }
 
 /* Key T (SOURCE as written in the call): its build, its GPU or native
@@ -534,6 +544,7 @@ key_unit(struct mc_target *t, const char *source, char key[MC_KEY_HEX + 1],
     struct prefetch vars = {{lang->cc_var, "CPPFLAGS", lang->flags_var,
                              "LDFLAGS", "LDLIBS"},
                             {NULL},
+                            NULL,
                             0};
     int from_db = 0, rc = 0;
 

@@ -256,7 +256,8 @@ enum mc_code mc_target_args(const struct mc_target *t, struct mc_strv *out);
 
 /*
  * Where the compiler's variables come from: the value of make variable
- * NAME (CC, CFLAGS, ...), or NULL when unset. The result is freed by the
+ * NAME (CC, CFLAGS, ...), or NULL when unset; an empty value may come as
+ * NULL too (every use takes the two alike). The result is freed by the
  * caller with mc_free().
  */
 typedef char *(*mc_target_var_fn)(const char *name, void *ctx);

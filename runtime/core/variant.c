@@ -19,7 +19,11 @@
 enum mc_code
 mc_variant_path(const char *key, const char *name, struct mc_buf *b)
 {
-    return mc_buf_addf(b, ".maxcode/%s/%s", key, name);
+    /* ".maxcode/%s/%s", without printf: every hit makes it. */
+    mc_buf_adds(b, ".maxcode/");
+    mc_buf_adds(b, key);
+    mc_buf_addc(b, '/');
+    return mc_buf_adds(b, name);
 }
 
 /* The absolute directory of PATH (relative to the cwd); free with
@@ -200,23 +204,47 @@ beside(const char *path, const char *name, struct mc_buf *b)
     return mc_buf_adds(b, name);
 }
 
+/* The most the head of a record takes (head_of()): three numbers of
+ * at most 20 digits, a file name, four separators. */
+#define HEAD_MAX (3 * 20 + NAME_MAX + 4)
+
+/* The head of the .written record of the file at PATH, whose status is
+ * ST: "SIZE MTIME.NSEC NAME ", into OUT (HEAD_MAX bytes, no NUL); its
+ * length, or 0 when the name is longer than a file name can be. The
+ * stamp follows it in the record. Without printf: every hit makes it. */
+static size_t
+head_of(const char *path, const struct stat *st, char *out)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    size_t n = strlen(name);
+    char *o = out;
+
+    if (n > NAME_MAX)
+        return 0;
+    o = mc_put_dec(o, (unsigned long long)st->st_size, 0);
+    *o++ = ' ';
+    o = mc_put_dec(o, (unsigned long long)st->st_mtim.tv_sec, 0);
+    *o++ = '.';
+    o = mc_put_dec(o, (unsigned long long)st->st_mtim.tv_nsec, 9);
+    *o++ = ' ';
+    memcpy(o, name, n);
+    o += n;
+    *o++ = ' ';
+    return (size_t)(o - out);
+}
+
 /* The .written record of the file at PATH, whose status is ST, written
  * from the text whose stamp is STAMP, into B. */
 static enum mc_code
 written_line(const char *path, const struct stat *st, const char *stamp,
              struct mc_buf *b)
 {
-    const char *slash = strrchr(path, '/');
+    char head[HEAD_MAX] MC_NOINIT;
+    size_t n = head_of(path, st, head);
 
-    /* "%lld %lld.%09ld %s %s", without printf: a hit makes it. */
-    mc_buf_addu(b, (unsigned long long)st->st_size, 0);
-    mc_buf_addc(b, ' ');
-    mc_buf_addu(b, (unsigned long long)st->st_mtim.tv_sec, 0);
-    mc_buf_addc(b, '.');
-    mc_buf_addu(b, (unsigned long long)st->st_mtim.tv_nsec, 9);
-    mc_buf_addc(b, ' ');
-    mc_buf_adds(b, slash ? slash + 1 : path);
-    mc_buf_addc(b, ' ');
+    if (!n)
+        return MC_EINVAL;
+    mc_buf_add(b, head, n);
     return mc_buf_adds(b, stamp);
 }
 
@@ -265,7 +293,7 @@ static enum mc_code
 place_hash(const char *source, const char *source_real,
            char hex[MC_KEY_HEX + 1])
 {
-    char both[2 * PATH_MAX];
+    char both[2 * PATH_MAX] MC_NOINIT;
     size_t a = strlen(source) + 1, b = strlen(source_real) + 1;
     struct mc_digest d;
 
@@ -278,21 +306,45 @@ place_hash(const char *source, const char *source_real,
     return MC_OK;
 }
 
+/* The longest origin a record names (the cache's are at most 80
+ * bytes), and the most a record's tail takes before its payload
+ * (tail_of()). */
+#define ORIGIN_MAX 128
+#define TAIL_MAX   (3 + ORIGIN_MAX + 1 + MC_KEY_HEX)
+
+/* The record's tail for ORIGIN, before its payload: "\n@ ORIGIN HASH",
+ * into OUT (TAIL_MAX bytes, no NUL); its length, or 0 when ORIGIN is
+ * NULL or too long, or the paths too long to hash here (no tail, no
+ * fast hit). */
+static size_t
+tail_of(const char *source, const char *source_real, const char *origin,
+        char *out)
+{
+    char hex[MC_KEY_HEX + 1];
+    size_t n;
+
+    if (!origin || (n = strlen(origin)) > ORIGIN_MAX ||
+        place_hash(source, source_real, hex))
+        return 0;
+    memcpy(out, "\n@ ", 3);
+    memcpy(out + 3, origin, n);
+    out[3 + n] = ' ';
+    memcpy(out + 4 + n, hex, MC_KEY_HEX);
+    return 4 + n + MC_KEY_HEX;
+}
+
 /* The record's tail for ORIGIN and PAYLOAD (see variant.h) into B; an
- * empty B when ORIGIN is NULL or the paths are too long. */
+ * empty B when tail_of() gives none. */
 static enum mc_code
 record_tail(const char *source, const char *source_real,
             const char *origin, const char *payload, struct mc_buf *b)
 {
-    char hex[MC_KEY_HEX + 1];
+    char tail[TAIL_MAX] MC_NOINIT;
+    size_t n = tail_of(source, source_real, origin, tail);
 
-    /* Paths too long to hash here: no tail, no fast hit. */
-    if (!origin || place_hash(source, source_real, hex))
+    if (!n)
         return MC_OK;
-    mc_buf_adds(b, "\n@ ");
-    mc_buf_adds(b, origin);
-    mc_buf_addc(b, ' ');
-    mc_buf_adds(b, hex);
+    mc_buf_add(b, tail, n);
     if (payload && *payload)
         mc_buf_addf(b, "\n%s", payload);
     return mc_buf_status(b);
@@ -413,37 +465,36 @@ mc_variant_fresh(const char *path, const char *source,
                  const char *source_real, const char *origin,
                  struct mc_buf *payload)
 {
-    struct mc_buf wp = MC_BUF_INIT, head = MC_BUF_INIT, tail = MC_BUF_INIT;
-    char rec[RECORD_MAX];
-    const char *nl, *end;
+    /* In buffers on the stack, not mc_bufs: every hit comes here. */
+    char rec[RECORD_MAX] MC_NOINIT, wp[PATH_MAX] MC_NOINIT;
+    char head[HEAD_MAX] MC_NOINIT, tail[TAIL_MAX] MC_NOINIT;
+    const char *slash = strrchr(path, '/'), *nl, *end;
+    size_t dir = slash ? (size_t)(slash - path) : 1, hn, tn;
     struct stat st;
-    int fresh = 0;
     ssize_t n;
 
-    if (stat(path, &st) || beside(path, ".written", &wp) ||
-        (n = readlink(wp.s, rec, sizeof(rec))) <= 0 ||
+    /* beside(path, ".written"), into WP. */
+    if (dir + sizeof("/.written") > sizeof(wp))
+        return 0;
+    memcpy(wp, slash ? path : ".", dir);
+    memcpy(wp + dir, "/.written", sizeof("/.written"));
+    if (stat(path, &st) || (n = readlink(wp, rec, sizeof(rec))) <= 0 ||
         (size_t)n >= sizeof(rec))
-        goto out;
+        return 0;
     end = rec + n;
     /* The first line as written_line() makes it, but for the stamp,
      * which only the entry's text gives: the origin stands for it. */
-    if (written_line(path, &st, "", &head) ||
-        record_tail(source, source_real, origin, NULL, &tail) ||
-        !tail.len || !(nl = memchr(rec, '\n', (size_t)n)) ||
-        (size_t)(nl - rec) != head.len + MC_KEY_HEX ||
-        memcmp(rec, head.s, head.len) ||
-        (size_t)(end - nl) < tail.len || memcmp(nl, tail.s, tail.len) ||
-        (nl + tail.len < end && nl[tail.len] != '\n'))
-        goto out;
-    nl += tail.len;
+    if (!(hn = head_of(path, &st, head)) ||
+        !(tn = tail_of(source, source_real, origin, tail)) ||
+        !(nl = memchr(rec, '\n', (size_t)n)) ||
+        (size_t)(nl - rec) != hn + MC_KEY_HEX || memcmp(rec, head, hn) ||
+        (size_t)(end - nl) < tn || memcmp(nl, tail, tn) ||
+        (nl + tn < end && nl[tn] != '\n'))
+        return 0;
+    nl += tn;
     if (nl < end)
         mc_buf_add(payload, nl + 1, (size_t)(end - nl - 1));
-    fresh = !mc_buf_status(payload);
-out:
-    mc_buf_release(&wp);
-    mc_buf_release(&head);
-    mc_buf_release(&tail);
-    return fresh;
+    return !mc_buf_status(payload);
 }
 
 void

@@ -189,7 +189,7 @@ static enum mc_code
 hash_sources(struct mc_hash *h, const struct mc_target *t,
              struct mc_err *err)
 {
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX] MC_NOINIT;
     enum mc_code rc;
     size_t i;
 
@@ -265,7 +265,7 @@ mc_target_key_with(const struct mc_target *t, const struct mc_key_versions *v,
                    int trace, char hex[MC_KEY_HEX + 1], struct mc_err *err)
 {
     struct mc_digest d;
-    struct mc_hash h;
+    struct mc_hash h MC_NOINIT;
     enum mc_code rc;
 
     if (!v || !v->entry_format || !v->prompt_version)

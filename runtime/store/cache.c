@@ -321,21 +321,26 @@ enum mc_code
 mc_cache_origin(struct mc_cache *c, const char *key,
                 char origin[MC_CACHE_ORIGIN_MAX], time_t *mtime)
 {
-    struct mc_buf path = MC_BUF_INIT;
     enum mc_code rc = MC_ENOENT;
     struct statx sx;
-    char *o = origin;
+    char *o = origin, rel[2 * 3 + MC_KEY_HEX + sizeof(".mce")];
     int dirfd, own;
 
-    if (mc_cache_path(c, key, ".mce", &path)) {
-        mc_buf_release(&path);
-        return MC_ENOMEM;
-    }
+    /* "%.2s/%.2s/%s.mce" beneath the directory (mc_cache_path()), in
+     * a buffer on the stack: every hit names its entry. */
+    if (!mc_is_key(key))
+        return MC_ENOENT;
+    memcpy(rel, key, 2);
+    rel[2] = '/';
+    memcpy(rel + 3, key + 2, 2);
+    rel[5] = '/';
+    memcpy(rel + 6, key, MC_KEY_HEX);
+    memcpy(rel + 6 + MC_KEY_HEX, ".mce", sizeof(".mce"));
     dirfd = dir_fd(c->dir, &own);
     /* No link followed at the end; a linked shard directory leads to a
      * file whose identity is compared, never trusted for its content. */
     if (dirfd >= 0 &&
-        !statx(dirfd, path.s + strlen(c->dir) + 1,
+        !statx(dirfd, rel,
                AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME |
                    STATX_BTIME,
@@ -360,7 +365,6 @@ mc_cache_origin(struct mc_cache *c, const char *key,
     }
     if (own)
         close(dirfd);
-    mc_buf_release(&path);
     return rc;
 }
 
@@ -773,6 +777,7 @@ static void
 parse_stats(const char *text, struct mc_stats *out)
 {
     const char *p = text;
+    size_t next = 0; /* the name the file, written in order, has next */
 
     while (*p) {
         char name[32];
@@ -783,9 +788,17 @@ parse_stats(const char *text, struct mc_stats *out)
             name[n] = '\0';
             if (!strcmp(name, "cost"))
                 out->cost = strtod(p + n, NULL);
-            for (i = 0; i < MC_STAT__COUNT; i++)
-                if (!strcmp(name, stat_names[i]))
+            /* A make run that counted writes the file once, at its
+             * end: the name in its place first, then any other. */
+            i = next < MC_STAT__COUNT && !strcmp(name, stat_names[next])
+                    ? next
+                    : 0;
+            for (; i < MC_STAT__COUNT; i++)
+                if (!strcmp(name, stat_names[i])) {
                     out->n[i] = strtoull(p + n, NULL, 10);
+                    next = i + 1;
+                    break;
+                }
         }
         p += strcspn(p, "\n");
         p += *p == '\n';

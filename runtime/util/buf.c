@@ -92,13 +92,26 @@ mc_buf_addu(struct mc_buf *b, unsigned long long v, int width)
 char *
 mc_put_dec(char *p, unsigned long long v, int width)
 {
-    char d[20];
+    /* Two digits a division: a hit writes seven numbers. */
+    static const char pairs[] = "00010203040506070809101112131415161718"
+                                "19202122232425262728293031323334353637"
+                                "38394041424344454647484950515253545556"
+                                "57585960616263646566676869707172737475"
+                                "76777879808182838485868788899091929394"
+                                "9596979899";
+    char d[20] MC_NOINIT;
     int n = 0;
 
-    do {
-        d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v && n < (int)sizeof(d));
+    while (v >= 10) {
+        unsigned r = (unsigned)(v % 100);
+
+        v /= 100;
+        d[sizeof(d) - 1 - n++] = pairs[2 * r + 1];
+        d[sizeof(d) - 1 - n++] = pairs[2 * r];
+    }
+    /* Left below 10: the first digit (a pair from 10 to 99 has none). */
+    if (v || !n)
+        d[sizeof(d) - 1 - n++] = (char)('0' + v);
     while (n < width && n < (int)sizeof(d))
         d[sizeof(d) - 1 - n++] = '0';
     memcpy(p, d + sizeof(d) - n, (size_t)n);

@@ -14,6 +14,7 @@ enum mc_code
 mc_hash_init(struct mc_hash *h)
 {
     h->trace = 0;
+    h->streamed = 0;
     h->npend = 0;
     h->state = XXH3_createState();
     if (!h->state)
@@ -43,6 +44,7 @@ flush(struct mc_hash *h)
     if (h->npend)
         XXH3_128bits_update(h->state, h->pend, h->npend);
     h->npend = 0;
+    h->streamed = 1;
 }
 
 /* Hash LEN bytes at DATA: small ones wait in H->pend. */
@@ -53,6 +55,7 @@ feed(struct mc_hash *h, const void *data, size_t len)
         flush(h);
         if (len >= sizeof(h->pend)) {
             XXH3_128bits_update(h->state, data, len);
+            h->streamed = 1;
             return;
         }
     }
@@ -63,9 +66,8 @@ feed(struct mc_hash *h, const void *data, size_t len)
 /* The frame before a value: the name and the value's length, written
  * straight into H->pend when they fit (a key is some 30 of them). */
 static void
-frame(struct mc_hash *h, const char *name, uint64_t len)
+frame(struct mc_hash *h, const char *name, size_t nl, uint64_t len)
 {
-    size_t nl = strlen(name);
     uint8_t *p, head[12];
 
     if (nl + 12 > sizeof(h->pend) - h->npend)
@@ -86,10 +88,10 @@ frame(struct mc_hash *h, const char *name, uint64_t len)
 }
 
 void
-mc_hash_field(struct mc_hash *h, const char *name, const void *data,
-              size_t len)
+mc_hash_field_big(struct mc_hash *h, const char *name, size_t nl,
+                  const void *data, size_t len)
 {
-    frame(h, name, len);
+    frame(h, name, nl, len);
     if (len)
         feed(h, data, len);
     if (h->trace)
@@ -98,16 +100,12 @@ mc_hash_field(struct mc_hash *h, const char *name, const void *data,
 }
 
 void
-mc_hash_field_str(struct mc_hash *h, const char *name, const char *s)
+mc_hash_field_absent(struct mc_hash *h, const char *name)
 {
-    if (!s) {
-        /* A length no string can have marks "absent". */
-        frame(h, name, UINT64_MAX);
-        if (h->trace)
-            mc_verbose("key: %s = (absent)", name);
-        return;
-    }
-    mc_hash_field(h, name, s, strlen(s));
+    /* A length no string can have marks "absent". */
+    frame(h, name, strlen(name), UINT64_MAX);
+    if (h->trace)
+        mc_verbose("key: %s = (absent)", name);
 }
 
 /* Stream the file at PATH into STATE; its size goes first, as the frame
@@ -140,7 +138,7 @@ mc_hash_field_fd(struct mc_hash *h, const char *name, int fd,
     if (fstat(fd, &st))
         return mc_err_set(err, MC_EIO, "cannot stat '%s': %s", label,
                           strerror(errno));
-    frame(h, name, (uint64_t)st.st_size);
+    frame(h, name, strlen(name), (uint64_t)st.st_size);
     /* Never past its size and a byte: a file that grows ends here. */
     while (total <= (uint64_t)st.st_size &&
            (n = read(fd, buf, sizeof(buf))) > 0) {
@@ -169,8 +167,13 @@ mc_hash_digest(struct mc_hash *h, struct mc_digest *out)
     XXH128_canonical_t c;
     XXH128_hash_t d;
 
-    flush(h);
-    d = XXH3_128bits_digest(h->state);
+    if (!h->streamed) {
+        /* Everything is in H->pend: the one-shot hash is the same. */
+        d = XXH3_128bits(h->pend, h->npend);
+    } else {
+        flush(h);
+        d = XXH3_128bits_digest(h->state);
+    }
 
     XXH128_canonicalFromHash(&c, d);
     memcpy(out->b, c.digest, 16);
@@ -247,10 +250,7 @@ mc_hash_file_hex(const char *path, char out[MC_KEY_HEX + 1],
 int
 mc_is_key(const char *s)
 {
-    size_t i;
-
-    for (i = 0; i < MC_KEY_HEX; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return 0;
-    return s[MC_KEY_HEX] == '\0';
+    /* strspn() tests 16 bytes at a time: each hit asks. */
+    return strspn(s, "0123456789abcdef") == MC_KEY_HEX &&
+           s[MC_KEY_HEX] == '\0';
 }

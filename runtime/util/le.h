@@ -7,23 +7,32 @@
 #define MC_LE_H
 
 #include <stdint.h>
+#include <string.h>
 
+/* On a little-endian machine one store (a key frames some 30 fields
+ * with them); elsewhere byte by byte. */
 static inline void
 mc_le_put32(uint8_t *p, uint32_t v)
 {
-    int i;
-
-    for (i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4);
+#else
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+#endif
 }
 
 static inline void
 mc_le_put64(uint8_t *p, uint64_t v)
 {
-    int i;
-
-    for (i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    mc_le_put32(p, (uint32_t)v);
+    mc_le_put32(p + 4, (uint32_t)(v >> 32));
+#endif
 }
 
 static inline uint32_t

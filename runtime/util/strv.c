@@ -133,7 +133,17 @@ mc_shell_split(const char *command, struct mc_strv *out, struct mc_err *err)
 
     for (;;) {
         char c = *p;
+        size_t plain;
 
+        /* A word without quotes or backslashes, the usual flag ("-O2"),
+         * is pushed as it is, not built a character at a time. */
+        if (!in_word && (plain = strcspn(p, " \t\n'\"\\")) > 0 &&
+            (!p[plain] || strchr(" \t\n", p[plain]))) {
+            if ((rc = mc_strv_pushn(out, p, plain)))
+                goto oom;
+            p += plain;
+            continue;
+        }
         if (c == '\0' || c == ' ' || c == '\t' || c == '\n') {
             if (in_word) {
                 rc = mc_strv_pushn(out, w.s, w.len);
