@@ -340,8 +340,7 @@ mc_cache_origin(struct mc_cache *c, const char *key,
     /* No link followed at the end; a linked shard directory leads to a
      * file whose identity is compared, never trusted for its content. */
     if (dirfd >= 0 &&
-        !statx(dirfd, rel,
-               AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+        !statx(dirfd, rel, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME |
                    STATX_BTIME,
                &sx) &&
