@@ -85,7 +85,9 @@ test_expect_success 'a few-millisecond program: the figure stated keeps the rule
     "$PLUGIN" >Makefile &&
   MAXCODE_LOG=verbose run_make >out 2>err && test -x prog &&
   { grep "timing: a round of" err | sed "s/^/# /" || :; } &&
-  check_stated . k.c
+  check_stated . k.c &&
+  MAXCODE_CACHE_DIR="$MAXCODE_CACHE_DIR" "$MAXCODE_BIN" show k.c --json >m.json &&
+  json m.json "0 < j[\"search_child_seconds\"] <= j[\"search_seconds\"]"
 '
 
 test_done

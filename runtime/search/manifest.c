@@ -165,7 +165,8 @@ manifest_trajectory(cJSON *m, const struct mc_search *s)
  * interval; null for the original), with a search's variant what the
  * speedup states (speedup_basis, speedup_median, speedup_why), load
  * (the machine's load around each round of the final confirmation; null
- * when none ran) and search_seconds (null when no search ran). */
+ * when none ran), search_seconds (null when no search ran) and with it
+ * search_child_seconds. */
 static void
 manifest_interval(cJSON *m, const struct mc_search *s)
 {
@@ -196,10 +197,12 @@ manifest_interval(cJSON *m, const struct mc_search *s)
     } else {
         cJSON_AddNullToObject(m, "load");
     }
-    if (s)
+    if (s) {
         cJSON_AddNumberToObject(m, "search_seconds", s->seconds);
-    else
+        cJSON_AddNumberToObject(m, "search_child_seconds", s->child_seconds);
+    } else {
         cJSON_AddNullToObject(m, "search_seconds");
+    }
 }
 
 /* The manifest (DESIGN 1.6) of an entry, in the order of manifest.h's

@@ -10,6 +10,7 @@
  *               "reason":R,"speedup":x,"speedup_interval":[lo,hi]|null,
  *               ["speedup_basis":B,"speedup_median":x,"speedup_why":W,]
  *               "load":[round...]|null,"search_seconds":x|null,
+ *               ["search_child_seconds":x,]
  *               "baseline_seconds":x|null,"best_seconds":x|null,
  *               "metric":s,"candidates":n,"correct_candidates":n,
  *               "strategy":s,"proposer":s,"model":s,
@@ -49,7 +50,10 @@
  * median (stored before the rule); load the machine's load around each
  * round of the final
  * confirmation (null when none ran); search_seconds the search's time
- * (null when none ran); baseline_seconds the original's time and
+ * (null when none ran), search_child_seconds the part of it its
+ * compiles and runs took, each from its exec to its exit (absent where
+ * search_seconds is null, and in entries stored before it);
+ * baseline_seconds the original's time and
  * best_seconds baseline_seconds / speedup (null until the executor
  * times); metric, strategy and proposer the effective options, model
  * MAXCODE_MODEL; the counts what the search's models spent, the

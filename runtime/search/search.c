@@ -476,6 +476,7 @@ enum mc_code
 mc_search_run(struct mc_search *s, struct mc_err *err)
 {
     double start = mc_spawn_clock(), min_speedup;
+    double child_start = mc_spawn_children_seconds();
     enum mc_code rc;
     int stop = 0;
 
@@ -505,5 +506,6 @@ mc_search_run(struct mc_search *s, struct mc_err *err)
             s->prop->settled(s);
     }
     s->seconds = mc_spawn_clock() - start;
+    s->child_seconds = mc_spawn_children_seconds() - child_start;
     return rc;
 }

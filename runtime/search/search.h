@@ -109,6 +109,8 @@ struct mc_search {
                                * around each (manifest "load") */
     double started, seconds;  /* this run's start (mc_spawn_clock) and
                                * time spent */
+    double child_seconds;     /* of that, the time its compiles and runs
+                               * took (mc_spawn_children_seconds()) */
     double loop_s;            /* seconds the loop ran (the time limit's
                                * clock) */
     double first_settled;     /* when this run settled its first node

@@ -196,6 +196,15 @@ env_path(char *const *envp)
     return NULL;
 }
 
+/* The wall time of every child that ran, from its exec to its exit. */
+static double children_s;
+
+double
+mc_spawn_children_seconds(void)
+{
+    return children_s;
+}
+
 double
 mc_spawn_clock(void)
 {
@@ -523,6 +532,7 @@ mc_spawn(char *const argv[], const struct mc_spawn_opts *o,
     kill(-pid, SIGKILL);
     live_remove(pid);
     r->wall_s = mc_spawn_clock() - t0;
+    children_s += r->wall_s;
     set_result(r, wstatus, &ru);
     if (mc_buf_status(&r->out) || mc_buf_status(&r->err))
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");

@@ -75,6 +75,13 @@ enum mc_code mc_spawn_env(struct mc_strv *out);
 /* The monotonic clock, in seconds: what run times are measured with. */
 double mc_spawn_clock(void);
 
+/* The wall time, in seconds, of every child of mc_spawn() in this
+ * process so far, each from its exec to its exit: the compilers' and
+ * the programs' own time, without the forks and what a child does
+ * before its exec (the sandbox's set-up). A search's time less what
+ * this grew by while it ran is the search's own cost. */
+double mc_spawn_children_seconds(void);
+
 /* NAME resolved as execvp would through PATH less Bear's wrapper
  * directories, or NULL; free with mc_free(). A NAME with a slash is
  * returned as is. */

@@ -108,6 +108,23 @@ test_spawn__exit_and_signal(void)
     mc_spawn_result_release(&r);
 }
 
+/* Every child's time from its exec to its exit adds up, for a search's
+ * own cost (search_child_seconds); the fork before it is not counted. */
+static void
+test_spawn__children_seconds_add_up(void)
+{
+    struct mc_spawn_result r;
+    double before = mc_spawn_children_seconds(), t;
+
+    run_sh("sleep 0.2", 0, 0, &r, &t);
+    mc_spawn_result_release(&r);
+    run_sh("sleep 0.1", 0, 0, &r, &t);
+    ok(mc_spawn_children_seconds() - before >= 0.3,
+       "two children of 0.2 and 0.1 s add 0.3 s or more");
+    ok(mc_spawn_children_seconds() - before < 0.3 + 5, "and not much more");
+    mc_spawn_result_release(&r);
+}
+
 static void
 test_spawn__output_cap(void)
 {
@@ -338,6 +355,7 @@ main(void)
     }
     TAP_RUN(test_spawn__exit_and_signal);
     TAP_RUN(test_spawn__output_cap);
+    TAP_RUN(test_spawn__children_seconds_add_up);
     TAP_RUN(test_spawn__timeout_kills_the_group);
     TAP_RUN(test_spawn__timeout_after_output_closed);
     TAP_RUN(test_spawn__no_timeout_when_quick);
