@@ -119,7 +119,10 @@ enum mc_knob_kind {
     MC_KK_INTERCHANGE,  /* loop WHERE and its parent swapped */
     MC_KK_SCALAR,       /* scalar replacement in loop WHERE; OP 1: with
                          * __restrict on its function's pointers */
-    MC_KK_CUDA          /* a kernel-level edit (OP) */
+    MC_KK_CUDA,         /* a kernel-level edit (OP) */
+    MC_KK_BLOCK         /* the nest of innermost loop WHERE blocked with
+                         * tiles of N; OP 1: with __restrict on its
+                         * function's pointers */
 };
 
 struct mc_knob {
