@@ -356,7 +356,8 @@ unary(const char *c, size_t from, size_t i)
 /* One name at C[W, E) of the loop, in C[FROM, TO). */
 static void
 scan_name(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
-          size_t from, size_t to, size_t w, size_t e, struct mc_cscalar_body *sc)
+          size_t from, size_t to, size_t w, size_t e,
+          struct mc_cscalar_body *sc)
 {
     size_t j = mc_cmodel_skip_space(c, to, e), end;
 
@@ -473,8 +474,8 @@ header(const char *c, const struct mc_cloop *l, struct mc_cscalar *s)
  * the loop or an occurrence of its array outside one rules it out. */
 static void
 candidate(const char *c, size_t len, const struct mc_cmodel *m,
-          const struct mc_cloop *l, const struct mc_cscalar_body *sc, size_t k,
-          struct mc_cscalar *s)
+          const struct mc_cloop *l, const struct mc_cscalar_body *sc,
+          size_t k, struct mc_cscalar *s)
 {
     const struct mc_cfunc *f = &m->fn[l->fn];
     size_t w = sc->base[k], end = sc->end[k], n = 0, i, pf, pt, pw;

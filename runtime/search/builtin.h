@@ -48,6 +48,12 @@
  *             after it, neither when it runs zero times; cscalar.h),
  *             scalar-restrict@LN the same where only __restrict on its
  *             function rules out aliasing, which it adds;
+ *             blockT(J,K)@LN: the perfect nest of innermost loop LN is
+ *             blocked, loops J and K strip-mined with tiles of T (16,
+ *             32, 64, 128, ordered by the nest's footprint against the
+ *             caches), each element's sum kept in its order (cblock.h),
+ *             with __restrict on its function where other arrays are
+ *             read;
  *             restrict@NAME: __restrict on the pointer parameters
  *             of a hot function. A rewrite is justified only by the
  *             user's tests, as every variant is: it is judged with the
