@@ -79,8 +79,10 @@
  * The table's order is the policy: rewrites that the code's subscripts
  * call for first, then the knobs the profile or the code supports (hot
  * loops first, loops with floating-point math and calls), then the
- * general ones, riskiest last. Seeds come first, the first of them a
- * bundle of everything the evidence supports; then hill-climbing from
+ * general ones, riskiest last; blocking after all of them, so that a
+ * full table keeps what it had (its first knob is a seed of its own).
+ * Seeds come first, the first of them a bundle of everything the
+ * evidence supports; then hill-climbing from
  * the best correct variant adds one knob at a time. With a value model
  * (PRIOR: strategy=gvf with the built-in model, value.h), the seeds and
  * the sets one knob away are tried in the order of its prior instead. Knobs that failed to
