@@ -249,14 +249,11 @@ rule_unfit(const char *s, char *why, size_t why_len)
         if (c > ' ' && c != 0x7f && c != ':' && c != ';' && c != '=' &&
             c != '|' && c != '*' && c != '?' && c != '[' && c != '\\')
             continue;
-        if (c <= ' ' || c == 0x7f) {
+        if (c <= ' ' || c == 0x7f)
             snprintf(why, why_len, "a space or control character");
-            return 1;
-        }
-        if (strchr(":;=|*?[\\", *p)) {
+        else /* one of the characters listed above */
             snprintf(why, why_len, "'%c'", *p);
-            return 1;
-        }
+        return 1;
     }
     if (s[0] == '~')
         snprintf(why, why_len, "a leading '~'");

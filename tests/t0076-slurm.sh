@@ -77,16 +77,21 @@ jobs_in () {
   grep -c "Name=$1 JobState=$2 " "$CL/jobcomp.txt" 2>/dev/null || :
 }
 
-# running NAME: wait (30 s at most) until a job named NAME runs and its
-# search has started on the node; print the job's id.
+# running NAME: wait (120 s at most: CI runs this beside builds) until a
+# job named NAME runs and its search has started on the node; print the
+# job's id. What it waited for goes to stderr, seen when a case fails.
 running () {
   _r_i=0
   until _r_id=$(squeue -h -t R -n "$1" -o %i | head -n 1) &&
         [ -n "$_r_id" ] && [ -d "$TRASH/node-$1" ]; do
     _r_i=$((_r_i + 1))
-    [ $_r_i -lt 300 ] || { echo "# no job $1 running"; return 1; }
+    [ $_r_i -lt 1200 ] || {
+      echo "# no job $1 running after 120 s: $(squeue -h -n "$1")" >&2
+      return 1
+    }
     sleep 0.1
   done
+  echo "# job $_r_id ($1) running after $((_r_i / 10)) s" >&2
   echo "$_r_id"
 }
 
@@ -146,7 +151,8 @@ test_expect_success 'a job cancelled mid-search: the original, the message' '
   mk=$! && job=$(running cancel) && scancel "$job" && wait "$mk" &&
   test "$(cat rc)" = 0 && ./prog <t/a.in >got && cc -O2 -o orig hot.c &&
   ./orig <t/a.in >want && test_cmp want got &&
-  grep "keeping the original (the search launcher failed: .*CANCELLED AT" err &&
+  { grep "keeping the original (the search launcher failed: .*CANCELLED AT" \
+      err || { cat err; false; }; } &&
   store_list >after && test_cmp before after
 '
 

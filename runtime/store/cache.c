@@ -13,6 +13,7 @@
 #include "paths.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <time.h>
 
 #define HEADER_LEN    40
@@ -340,8 +341,7 @@ mc_cache_origin(struct mc_cache *c, const char *key,
     /* No link followed at the end; a linked shard directory leads to a
      * file whose identity is compared, never trusted for its content. */
     if (dirfd >= 0 &&
-        !statx(dirfd, rel,
-               AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+        !statx(dirfd, rel, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
                STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME |
                    STATX_BTIME,
                &sx) &&
@@ -805,6 +805,86 @@ parse_stats(const char *text, struct mc_stats *out)
     }
 }
 
+/*
+ * The counters file opened for a rewrite in place, beneath the cache
+ * directory and not through a link, or -1 where it must be replaced by
+ * a rename instead: missing, no regular file, not ours, or linked from
+ * elsewhere (a write in place would change the other name's file too).
+ * A rename over the old file costs a make run half a millisecond on
+ * ext4, which writes the new file's data out first (auto_da_alloc):
+ * some 4 us a hit in a make run of 120 hits.
+ */
+static int
+stats_open_inplace(const struct mc_cache *c)
+{
+    struct stat st;
+    int dfd, fd;
+
+    dfd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    fd = openat(dfd, "stats",
+                O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    close(dfd);
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+                    st.st_nlink != 1 || st.st_uid != geteuid() ||
+                    st.st_size > (off_t)MC_FILE_SMALL)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Read the counters file open at FD into TEXT; its length into *OLD. */
+static enum mc_code
+stats_pread(int fd, struct mc_buf *text, size_t *old)
+{
+    char MC_NOINIT chunk[4096];
+    off_t at = 0;
+
+    for (;;) {
+        ssize_t n = pread(fd, chunk, sizeof(chunk), at);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return MC_EIO;
+        if (n == 0 || at + n > (off_t)MC_FILE_SMALL)
+            break;
+        mc_buf_add(text, chunk, (size_t)n);
+        at += n;
+    }
+    *old = (size_t)at;
+    return mc_buf_status(text) ? MC_ENOMEM : MC_OK;
+}
+
+/* Write TEXT over the counters file open at FD, in one pwrite() from
+ * its start, padded with newlines (which the reader skips) to the OLD
+ * length, so that no byte of the old text is left past the new one and
+ * no truncate is needed. */
+static enum mc_code
+stats_pwrite(int fd, struct mc_buf *text, size_t old, struct mc_err *err)
+{
+    size_t done = 0;
+
+    while (text->len < old)
+        mc_buf_add(text, "\n", 1);
+    if (mc_buf_status(text))
+        return mc_err_set(err, MC_ENOMEM, "out of memory");
+    while (done < text->len) {
+        ssize_t n = pwrite(fd, text->s + done, text->len - done,
+                           (off_t)done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return mc_err_set(err, MC_EIO, "cannot write the counters: %s",
+                              n < 0 ? strerror(errno) : "no space");
+        done += (size_t)n;
+    }
+    return MC_OK;
+}
+
 static enum mc_code
 stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
              struct mc_err *err)
@@ -812,8 +892,8 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
     struct mc_buf path = MC_BUF_INIT, lock = MC_BUF_INIT, text = MC_BUF_INIT;
     struct mc_stats s;
     enum mc_code rc;
-    int fd = -1;
-    size_t i;
+    int fd = -1, sfd = -1;
+    size_t i, old = 0;
 
     memset(&s, 0, sizeof(s));
     mc_buf_addf(&path, "%s/stats", c->dir);
@@ -825,7 +905,13 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
     rc = mc_file_lock(lock.s, 1, &fd, err);
     if (rc)
         goto out;
-    if (!zero) {
+    sfd = stats_open_inplace(c);
+    if (sfd >= 0 && stats_pread(sfd, &text, &old) != MC_OK) {
+        close(sfd);
+        sfd = -1;
+        mc_buf_reset(&text);
+    }
+    if (sfd < 0 && !zero) {
         /* A counters file that is no regular file (said once) counts as
          * none: the update below replaces it. */
         struct mc_err why = MC_ERR_INIT;
@@ -836,6 +922,8 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
             mc_err_set(err, rc, "%s", why.msg);
             goto out;
         }
+    }
+    if (!zero) {
         parse_stats(text.s, &s);
         for (i = 0; i < MC_STAT__COUNT; i++)
             s.n[i] += delta->n[i];
@@ -849,8 +937,11 @@ stats_update(struct mc_cache *c, const struct mc_stats *delta, int zero,
         rc = mc_err_set(err, MC_ENOMEM, "out of memory");
         goto out;
     }
-    rc = mc_file_write_atomic(path.s, text.s, text.len, err);
+    rc = sfd >= 0 ? stats_pwrite(sfd, &text, old, err)
+                  : mc_file_write_atomic(path.s, text.s, text.len, err);
 out:
+    if (sfd >= 0)
+        close(sfd);
     mc_file_unlock(fd);
     mc_buf_release(&path);
     mc_buf_release(&lock);
@@ -892,8 +983,25 @@ mc_cache_stats_read(struct mc_cache *c, struct mc_stats *out,
     struct mc_err why = MC_ERR_INIT;
     enum mc_code rc;
 
+    struct mc_buf lock = MC_BUF_INIT;
+    int fd, i;
+
+    /* The counters are written in place under the lock: a reader takes
+     * it shared (where it exists: reading creates nothing), so that it
+     * never sees half a write; it waits a second at most (whoever holds
+     * a lock in a shared directory for longer is not waited for). */
     memset(out, 0, sizeof(*out));
+    mc_buf_addf(&lock, "%s/stats.lock", c->dir);
+    fd = mc_buf_status(&lock)
+             ? -1
+             : open(lock.s, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+                                O_CLOEXEC);
+    mc_buf_release(&lock);
+    for (i = 0; fd >= 0 && i < 100 && flock(fd, LOCK_SH | LOCK_NB); i++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
     rc = mc_file_read_shared(c->dir, "stats", MC_FILE_SMALL, &text, &why);
+    if (fd >= 0)
+        close(fd);
     if (rc == MC_ENOENT || rc == MC_ESYNTAX)
         rc = MC_OK; /* none, or no regular file (said once): zeros */
     else if (rc)

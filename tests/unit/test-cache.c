@@ -186,6 +186,57 @@ test_cache__old_stats_file_reads(void)
     mc_cache_release(&c);
 }
 
+/* The counters are rewritten in place (one file, its inode kept): a
+ * shorter text leaves nothing of the longer one past it; a counters
+ * file with a second name elsewhere is replaced, never written through,
+ * and the other name keeps its text. */
+static void
+test_cache__counters_in_place_and_links(void)
+{
+    struct mc_cache c;
+    struct mc_stats d, st;
+    struct stat before, after, other;
+    char path[64], other_name[64], text[512];
+    FILE *f;
+    size_t n;
+
+    mc_cache_init(&c, dir, NULL);
+    snprintf(path, sizeof(path), "%s/stats", dir);
+    memset(&d, 0, sizeof(d));
+    d.n[MC_STAT_HITS] = 123456789012ull;
+    d.n[MC_STAT_MISSES] = 98765432109ull;
+    mc_cache_stats_add(&c, &d, NULL);
+    ok(stat(path, &before) == 0, "the counters file is there");
+    mc_cache_stats_zero(&c, NULL);
+    d.n[MC_STAT_HITS] = 1;
+    d.n[MC_STAT_MISSES] = 0;
+    mc_cache_stats_add(&c, &d, NULL);
+    ok(stat(path, &after) == 0 && after.st_ino == before.st_ino,
+       "rewritten in place: the same inode");
+    mc_cache_stats_read(&c, &st, NULL);
+    is_long((long)st.n[MC_STAT_HITS], 1, "hits after zero and one add");
+    is_long((long)st.n[MC_STAT_MISSES], 0, "nothing left of the old misses");
+    f = fopen(path, "r");
+    n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    ok(n == (size_t)before.st_size && !strstr(text, "98765"),
+       "padded to the old length, no old digits past the new text");
+
+    snprintf(other_name, sizeof(other_name), "%s/elsewhere", dir);
+    ok(link(path, other_name) == 0, "a second name for the counters file");
+    mc_cache_stats_add(&c, &d, NULL);
+    mc_cache_stats_read(&c, &st, NULL);
+    is_long((long)st.n[MC_STAT_HITS], 2, "the update still counts");
+    ok(stat(path, &after) == 0 && stat(other_name, &other) == 0 &&
+           after.st_ino != other.st_ino,
+       "the linked file was replaced, not written through");
+    mc_cache_stats_zero(&c, NULL);
+    unlink(other_name);
+    mc_cache_release(&c);
+}
+
 static void
 test_cache__trim_removes_oldest_first(void)
 {
@@ -256,6 +307,7 @@ main(void)
     TAP_RUN(test_cache__truncated_entry_is_caught);
     TAP_RUN(test_cache__counters_add_and_zero);
     TAP_RUN(test_cache__old_stats_file_reads);
+    TAP_RUN(test_cache__counters_in_place_and_links);
     TAP_RUN(test_cache__trim_removes_oldest_first);
     TAP_RUN(test_cache__include_that_is_not_a_file_is_invalid);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -706,14 +706,19 @@ cgroup_exists(const char *own, const char *name, int keep)
 
 /* Sandbox cgroups left by processes that are gone: the next sandbox
  * removes them, known by the free lock of their scratch directory, or
- * (no scratch directory here) by their PID; others are kept. */
+ * (no scratch directory here) by their PID; others are kept. A cgroup
+ * meant to be kept names a live PID: a maxcode of another test at once,
+ * with another TMPDIR, sees no scratch directory of it and goes by the
+ * PID (with a gone one, it removed the "still locked" cgroup under this
+ * test once). That the lock decides over the PID where there is a
+ * scratch directory is shown by the free lock with a live PID. */
 static void
 test_sandbox__stale_cgroups(void)
 {
-    char tmp[PATH_MAX], own[PATH_MAX], n[4][96], *slash;
+    char tmp[PATH_MAX], own[PATH_MAX], n[5][96], *slash;
     long dead = dead_pid(), parent = (long)getppid();
     struct mc_sandbox sb;
-    int stale, live;
+    int stale, live, freed;
 
     if (mc_sandbox_init(&sb, NULL) || !sb.cg.dir) {
         printf("# no cgroup here: nothing to sweep\n");
@@ -730,17 +735,22 @@ test_sandbox__stale_cgroups(void)
     mkdir(tmp, 0755);
     setenv("TMPDIR", tmp, 1);
     snprintf(n[0], sizeof(n[0]), "maxcode-eval-stale3-%ld", dead);
-    snprintf(n[1], sizeof(n[1]), "maxcode-eval-live03-%ld", dead);
+    snprintf(n[1], sizeof(n[1]), "maxcode-eval-live03-%ld", parent);
     snprintf(n[2], sizeof(n[2]), "maxcode-eval-gone04-%ld", dead);
     snprintf(n[3], sizeof(n[3]), "maxcode-eval-alive5-%ld", parent);
+    snprintf(n[4], sizeof(n[4]), "maxcode-eval-freed6-%ld", parent);
     stale = make_root("maxcode-eval-stale3", 1, 0);
     live = make_root("maxcode-eval-live03", 1, 1);
+    freed = make_root("maxcode-eval-freed6", 1, 0);
     if (stale >= 0)
         close(stale);
+    if (freed >= 0)
+        close(freed);
     make_cgroup(own, n[0]);
     make_cgroup(own, n[1]);
     make_cgroup(own, n[2]);
     make_cgroup(own, n[3]);
+    make_cgroup(own, n[4]);
     if (mc_sandbox_init(&sb, NULL)) {
         ok(0, "a sandbox");
     } else {
@@ -748,6 +758,8 @@ test_sandbox__stale_cgroups(void)
            "a cgroup whose scratch directory's lock is free is removed");
         ok(cgroup_exists(own, n[1], 0),
            "one whose scratch directory is still locked is kept");
+        ok(!cgroup_exists(own, n[4], 0),
+           "one whose lock is free is removed, its PID alive or not");
         ok(!cgroup_exists(own, n[2], 0),
            "one without a scratch directory here, its PID gone, is "
            "removed");
