@@ -10,7 +10,8 @@
 # a function type behind a typedef as a parameter, C++; each under the
 # configurations its conditionals choose between. No candidate fails
 # to compile, and no directive lands where the compiler ignores it.
-# Then an interchange with every loop knob of the table: all compile.
+# Then an interchange, and a blocking (a product in i-k-j order), with
+# every loop knob of the table: all compile.
 . "$MC_SRCDIR/tests/lib.sh"
 
 TOOL="$MC_BUILDDIR/tests/unit/test-placement"
@@ -206,6 +207,17 @@ mm_plain(int n, double (*c)[n], double (*a)[n], double (*b)[n])
         for (int j = 0; j < n; j++)
             for (int k = 0; k < n; k++)
                 c[i][j] += a[i][k] * b[k][j];
+}
+
+void
+mm_flat(int n, int m, double *c, const double *a, const double *b)
+{
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < m; k++) {
+            for (int j = 0; j < m; j++)
+                c[i * m + j] -= a[i * m + k] * b[k * m + j];
+        }
+    }
 }
 
 int
@@ -429,6 +441,16 @@ test_expect_success 'an interchange with every loop knob compiles' '
   grep "^ok interchange(j,k)@L[0-9]*+" "$out" >ic &&
   grep "^ok interchange(j,k)@L[0-9]*+.*unroll(8)" ic &&
   grep "^ok interchange(j,k)@L[0-9]*+.*ivdep" ic
+'
+
+# Blocking puts __restrict on its function itself.
+test_expect_success 'a blocking with every loop knob compiles' '
+  out="$TRASH/shapes-gcc.out" &&
+  contains "$out" "failed 0" &&
+  grep "^ok block[0-9]*(k,j)@L[0-9]*$" "$out" &&
+  grep "^ok .*+block[0-9]*(k,j)@L[0-9]*$" "$out" >bk &&
+  grep "^ok .*unroll(8)@L[0-9]*+block" bk &&
+  grep "^ok .*ivdep@L[0-9]*+block" bk
 '
 
 test_done

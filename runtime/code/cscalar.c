@@ -288,9 +288,9 @@ redeclared(const char *c, const struct mc_cfunc *f, size_t w, size_t n)
     return 0;
 }
 
-/* Whether C[A, A+N) and C[B, B+N2) read the same, blanks aside. */
-static int
-same_text(const char *c, size_t a, size_t ae, size_t b, size_t be)
+int
+mc_cscalar_same_text(const char *c, size_t a, size_t ae, size_t b,
+                     size_t be)
 {
     for (;;) {
         a = mc_cmodel_skip_space(c, ae, a);
@@ -329,15 +329,6 @@ plain_subscripts(const char *c, size_t at, size_t end,
     return 1;
 }
 
-/* What the scan of a loop found. */
-struct scan {
-    size_t base[MC_CSCALAR_OCCS], end[MC_CSCALAR_OCCS]; /* elements */
-    int written[MC_CSCALAR_OCCS];
-    int stored[MC_CSCALAR_OCCS]; /* the target of a plain '=' */
-    size_t n;
-    int other_read, other_write, bad;
-};
-
 /* Whether the '*' at C[I] is unary: what comes before it is no operand,
  * or the ')' of a cast (a parenthesis that starts with a type word). */
 static int
@@ -365,7 +356,8 @@ unary(const char *c, size_t from, size_t i)
 /* One name at C[W, E) of the loop, in C[FROM, TO). */
 static void
 scan_name(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
-          size_t from, size_t to, size_t w, size_t e, struct scan *sc)
+          size_t from, size_t to, size_t w, size_t e,
+          struct mc_cscalar_body *sc)
 {
     size_t j = mc_cmodel_skip_space(c, to, e), end;
 
@@ -407,7 +399,7 @@ scan_name(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
 /* The names and elements of C[FROM, TO), a part of loop L, into SC. */
 static void
 scan_part(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
-          size_t from, size_t to, struct scan *sc)
+          size_t from, size_t to, struct mc_cscalar_body *sc)
 {
     size_t i, e;
 
@@ -436,10 +428,8 @@ scan_part(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
     }
 }
 
-/* Whether the condition C[FROM, TO) may be read once more: no call,
- * assignment, increment or comma. */
-static int
-pure(const char *c, size_t from, size_t to)
+int
+mc_cscalar_pure(const char *c, size_t from, size_t to)
 {
     size_t i;
 
@@ -484,8 +474,8 @@ header(const char *c, const struct mc_cloop *l, struct mc_cscalar *s)
  * the loop or an occurrence of its array outside one rules it out. */
 static void
 candidate(const char *c, size_t len, const struct mc_cmodel *m,
-          const struct mc_cloop *l, const struct scan *sc, size_t k,
-          struct mc_cscalar *s)
+          const struct mc_cloop *l, const struct mc_cscalar_body *sc,
+          size_t k, struct mc_cscalar *s)
 {
     const struct mc_cfunc *f = &m->fn[l->fn];
     size_t w = sc->base[k], end = sc->end[k], n = 0, i, pf, pt, pw;
@@ -507,7 +497,7 @@ candidate(const char *c, size_t len, const struct mc_cmodel *m,
     for (i = k; i < sc->n; i++) {
         if (strncmp(c + sc->base[i], c + w, n) || IDENT(c[sc->base[i] + n]))
             continue;
-        if (!same_text(c, sc->base[i], sc->end[i], w, end))
+        if (!mc_cscalar_same_text(c, sc->base[i], sc->end[i], w, end))
             return;
         written |= sc->written[i];
         loaded |= !sc->stored[i];
@@ -539,7 +529,7 @@ mc_cscalar_loop(const char *c, size_t len, const struct mc_cmodel *m,
 {
     const struct mc_cloop *l = &m->loop[loop];
     const struct mc_cfunc *f = &m->fn[l->fn];
-    struct scan sc;
+    struct mc_cscalar_body sc;
     size_t k, i, pf, pt, pw;
     int writes = 0, others;
 
@@ -548,7 +538,7 @@ mc_cscalar_loop(const char *c, size_t len, const struct mc_cmodel *m,
     if (!l->innermost || !l->placeable || !l->plain || !l->var[0] ||
         mc_cmodel_line(m, l->head_end - 1) != l->line ||
         mc_cmodel_has_word(c, f->params, f->end, "volatile") ||
-        !header(c, l, s) || !pure(c, s->semi1 + 1, s->semi2))
+        !header(c, l, s) || !mc_cscalar_pure(c, s->semi1 + 1, s->semi2))
         return 0;
     scan_part(c, m, l, s->semi1 + 1, l->head_end - 1, &sc);
     scan_part(c, m, l, l->body, l->end, &sc);
@@ -566,8 +556,8 @@ mc_cscalar_loop(const char *c, size_t len, const struct mc_cmodel *m,
     for (k = 0; k < sc.n; k++) {
         int replaced = 0;
         for (i = 0; i < s->nref; i++)
-            replaced |= same_text(c, sc.base[k], sc.end[k], s->ref[i].at,
-                                  s->ref[i].end);
+            replaced |= mc_cscalar_same_text(c, sc.base[k], sc.end[k],
+                                             s->ref[i].at, s->ref[i].end);
         if (replaced) {
             if (s->nocc == MC_CSCALAR_OCCS)
                 return 0;
@@ -589,4 +579,30 @@ mc_cscalar_loop(const char *c, size_t len, const struct mc_cmodel *m,
             !mc_cmodel_object_pointer(c, len, pf, pt))
             return 0;
     return 1;
+}
+
+int
+mc_cscalar_body(const char *c, const struct mc_cmodel *m, int loop,
+                struct mc_cscalar_body *sc)
+{
+    const struct mc_cloop *l = &m->loop[loop];
+
+    memset(sc, 0, sizeof(*sc));
+    if (!l->var[0] ||
+        mc_cmodel_has_word(c, m->fn[l->fn].params, m->fn[l->fn].end,
+                           "volatile"))
+        return 0;
+    scan_part(c, m, l, l->body, l->end, sc);
+    return !sc->bad;
+}
+
+int
+mc_cscalar_param(const char *c, const struct mc_cfunc *f, size_t w,
+                 size_t n, size_t *from, size_t *to)
+{
+    size_t at;
+
+    if (!param_of(c, f, w, n, from, to, &at) || redeclared(c, f, w, n))
+        return -1;
+    return scalar_dims(c, *from, *to, at, n);
 }

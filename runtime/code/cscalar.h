@@ -72,4 +72,44 @@ struct mc_cscalar {
 int mc_cscalar_loop(const char *c, size_t len, const struct mc_cmodel *m,
                     int loop, struct mc_cscalar *s);
 
+/* What a loop's body touches (mc_cscalar_body()). */
+struct mc_cscalar_body {
+    size_t base[MC_CSCALAR_OCCS], end[MC_CSCALAR_OCCS]; /* "X[...]" */
+    int written[MC_CSCALAR_OCCS];
+    int stored[MC_CSCALAR_OCCS]; /* the target of a plain '=' */
+    size_t n;
+    int other_read;        /* a name that is no local scalar, read */
+    int other_write;       /* such a name, assigned */
+    int bad;               /* something the reading cannot follow */
+};
+
+/*
+ * The elements and names of loop LOOP's body, read as mc_cscalar_loop()
+ * reads them, into SC (for another rewrite's reading, cblock.h): 1 when
+ * the body has none of what the contract above refuses (a jump, call,
+ * condition, sizeof, member access, unary '*' or '&', a name declared
+ * nowhere) and its function no volatile; the function's own scalars
+ * (its locals and its parameters passed by value) count as neither
+ * read nor written.
+ */
+int mc_cscalar_body(const char *c, const struct mc_cmodel *m, int loop,
+                    struct mc_cscalar_body *sc);
+
+/*
+ * The levels of '*' and "[]" of the parameter of F that declares the
+ * name C[W, W+N) with scalar type words only, its declaration into
+ * [*FROM, *TO); -1 when no parameter declares it so or F's body
+ * declares the name again.
+ */
+int mc_cscalar_param(const char *c, const struct mc_cfunc *f, size_t w,
+                     size_t n, size_t *from, size_t *to);
+
+/* Whether C[A, AE) and C[B, BE) read the same, blanks aside. */
+int mc_cscalar_same_text(const char *c, size_t a, size_t ae, size_t b,
+                         size_t be);
+
+/* Whether the expression C[FROM, TO) may be read once more: no call,
+ * assignment, increment or comma. */
+int mc_cscalar_pure(const char *c, size_t from, size_t to);
+
 #endif /* MC_CSCALAR_H */

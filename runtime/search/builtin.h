@@ -48,6 +48,12 @@
  *             after it, neither when it runs zero times; cscalar.h),
  *             scalar-restrict@LN the same where only __restrict on its
  *             function rules out aliasing, which it adds;
+ *             blockT(J,K)@LN: the perfect nest of innermost loop LN is
+ *             blocked, loops J and K strip-mined with tiles of T (16,
+ *             32, 64, 128, ordered by the nest's footprint against the
+ *             caches), each element's sum kept in its order (cblock.h),
+ *             with __restrict on its function where other arrays are
+ *             read;
  *             restrict@NAME: __restrict on the pointer parameters
  *             of a hot function. A rewrite is justified only by the
  *             user's tests, as every variant is: it is judged with the
@@ -73,8 +79,10 @@
  * The table's order is the policy: rewrites that the code's subscripts
  * call for first, then the knobs the profile or the code supports (hot
  * loops first, loops with floating-point math and calls), then the
- * general ones, riskiest last. Seeds come first, the first of them a
- * bundle of everything the evidence supports; then hill-climbing from
+ * general ones, riskiest last; blocking after all of them, so that a
+ * full table keeps what it had (its first knob is a seed of its own).
+ * Seeds come first, the first of them a bundle of everything the
+ * evidence supports; then hill-climbing from
  * the best correct variant adds one knob at a time. With a value model
  * (PRIOR: strategy=gvf with the built-in model, value.h), the seeds and
  * the sets one knob away are tried in the order of its prior instead. Knobs that failed to
@@ -119,7 +127,10 @@ enum mc_knob_kind {
     MC_KK_INTERCHANGE,  /* loop WHERE and its parent swapped */
     MC_KK_SCALAR,       /* scalar replacement in loop WHERE; OP 1: with
                          * __restrict on its function's pointers */
-    MC_KK_CUDA          /* a kernel-level edit (OP) */
+    MC_KK_CUDA,         /* a kernel-level edit (OP) */
+    MC_KK_BLOCK         /* the nest of innermost loop WHERE blocked with
+                         * tiles of N; OP 1: with __restrict on its
+                         * function's pointers */
 };
 
 struct mc_knob {

@@ -9,6 +9,7 @@
 #include "mc_setup.h"
 #include "builtin.h"
 #include "ccprobe.h"
+#include "cblock.h"
 #include "cmodel.h"
 #include "cscalar.h"
 #include "ctext.h"
@@ -27,6 +28,7 @@ enum { KE_RESTRICT = 1, KE_LB256, KE_LB1024, KE_FAST };
 #define BIAS_MIN_COUNT 100  /* evaluations for a bias to count */
 #define TRIP_MAX 16         /* unroll(T)@L for trip counts up to this */
 #define TRIP_MIN_ENTRIES 8  /* loop entries for a trip count to count */
+#define BLOCK_NESTS 2       /* nests that get blocking knobs */
 
 /* The general file-level options, with what they do; after the knobs
  * the code or the profile calls for. RISK 2: may change results. */
@@ -526,6 +528,61 @@ scalar_knobs(struct mc_builtin *b)
     }
 }
 
+/* Blocking knobs, one per tile size in cblock.h's order, for the first
+ * BLOCK_NESTS nests where it is sure to be right. They rewrite the
+ * headers that the nest's interchange and scalar replacement rewrite,
+ * so all of them share a group. Added last, as the table fills, they
+ * leave the rest of it as it was. */
+static void
+block_knobs(struct mc_builtin *b)
+{
+    const struct mc_cmodel *m = b->m;
+    struct mc_cblock bk;
+    int sizes[MC_CBLOCK_SIZES], nests = 0, d, s;
+    size_t i, j, l;
+    char label[48];
+
+    for (i = 0; i < m->nloop && nests < BLOCK_NESTS; i++) {
+        const struct mc_cloop *o;
+        short group = (short)(300 + (i & 0x3fff));
+        int lines_ok = 1, any = 0;
+
+        if (!mc_cblock_nest(b->blank, b->len, m, (int)i, &bk))
+            continue;
+        o = &m->loop[bk.loop[0]];
+        for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)
+            lines_ok &= b->ok[l];
+        if (!lines_ok)
+            continue;
+        mc_cblock_sizes(&bk, sizes);
+        for (s = 0; s < MC_CBLOCK_SIZES; s++) {
+            struct mc_knob *k;
+            snprintf(label, sizeof(label), "block%d(%.8s,%.8s)@L%zu",
+                     sizes[s], m->loop[bk.loop[bk.depth - 2]].var,
+                     m->loop[bk.loop[bk.depth - 1]].var, m->loop[i].line);
+            k = add_knob(b, MC_KK_BLOCK, label, NULL,
+                         "the nest walks tiles that stay in the cache");
+            if (!k)
+                break;
+            k->where = (short)i;
+            k->n = (short)sizes[s];
+            k->op = (unsigned char)bk.needs_restrict;
+            k->group = group;
+            k->rewrite = 1;
+            k->risk = bk.needs_restrict ? 2 : 1;
+            k->general = 0;
+            any = 1;
+        }
+        for (j = 0; any && j < b->nknobs; j++)
+            for (d = 1; d < bk.depth; d++)
+                if ((b->knob[j].kind == MC_KK_INTERCHANGE ||
+                     b->knob[j].kind == MC_KK_SCALAR) &&
+                    b->knob[j].where == (short)bk.loop[d])
+                    b->knob[j].group = group;
+        nests += any;
+    }
+}
+
 static void
 loop_knob(struct mc_builtin *b, int loop, int op, int n, const char *opt,
           const char *why)
@@ -782,6 +839,7 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
                       : "#pragma GCC novector",
                   "the hottest loop left scalar: its trip count is too "
                   "short for vectors");
+    block_knobs(b);
 }
 
 /* O with each of the N knobs NEXT into B's seeds, those that won more
@@ -857,6 +915,12 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     /* The first rewrite that needs restrict, as restrict is tried. */
     for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
         if (b->knob[i].kind == MC_KK_SCALAR && b->knob[i].op) {
+            b->seeds[b->nseeds++] = o | 1ul << i;
+            break;
+        }
+    /* Then blocking with the tile size the caches favour. */
+    for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
+        if (b->knob[i].kind == MC_KK_BLOCK) {
             b->seeds[b->nseeds++] = o | 1ul << i;
             break;
         }

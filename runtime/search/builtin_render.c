@@ -11,6 +11,7 @@
 #include "mc_setup.h"
 #include "builtin.h"
 #include "alloc.h"
+#include "cblock.h"
 #include "cmodel.h"
 #include "cscalar.h"
 #include "ctext.h"
@@ -605,8 +606,58 @@ scalar_edits(const struct mc_builtin *b, unsigned long tag, int in,
     mc_buf_release(&pr);
 }
 
+/* Blocking of the nest of innermost loop IN with tiles of T, as edits
+ * of ORIG (see cblock.h): a loop over the strips of each strip-mined
+ * loop goes before the nest's first keyword, on its line, in the
+ * nest's order, and the strip-mined loop runs over one strip:
+ *
+ *     for (long long mc_bk_V = LO; mc_bk_V < (HI); mc_bk_V += T) ...
+ *     for (int V = (int)mc_bk_V;
+ *          V < (int)((HI) - mc_bk_V > T ? mc_bk_V + T : (HI)); V++)
+ *
+ * The strip's variable is long long, so neither it nor the bound
+ * overflows where V's range reaches INT_MAX. The innermost loop keeps
+ * its line, and TAG's pragmas go before it as before. */
+static void
+block_edits(const struct mc_builtin *b, int in, int t, const char *orig,
+            struct edits *ed)
+{
+    struct mc_cblock bk;
+    struct mc_buf h = MC_BUF_INIT, one = MC_BUF_INIT;
+    int k;
+
+    if (!mc_cblock_nest(b->blank, b->len, b->m, in, &bk))
+        return;
+    for (k = 0; k < bk.depth; k++) {
+        const char *v = b->m->loop[bk.loop[k]].var;
+        int hn = (int)(bk.b[k].hi_end - bk.b[k].hi);
+        const char *hi = orig + bk.b[k].hi;
+        if (!bk.b[k].tiled)
+            continue;
+        mc_buf_addf(&h, "for (long long mc_bk_%s = %.*s; mc_bk_%s < (%.*s); "
+                        "mc_bk_%s += %d) ", v,
+                    (int)(bk.b[k].lo_end - bk.b[k].lo), orig + bk.b[k].lo,
+                    v, hn, hi, v, t);
+        mc_buf_reset(&one);
+        mc_buf_addf(&one, "(int)mc_bk_%s", v);
+        if (!mc_buf_status(&one))
+            add_edit(ed, bk.b[k].lo, bk.b[k].lo_end - bk.b[k].lo, one.s);
+        mc_buf_reset(&one);
+        mc_buf_addf(&one, "(int)((%.*s) - mc_bk_%s > %d ? mc_bk_%s + %d : "
+                          "(%.*s))", hn, hi, v, t, v, t, hn, hi);
+        if (!mc_buf_status(&one))
+            add_edit(ed, bk.b[k].hi, bk.b[k].hi_end - bk.b[k].hi, one.s);
+    }
+    if (mc_buf_status(&h) || mc_buf_status(&one))
+        ed->oom = 1;
+    else
+        add_edit(ed, b->m->loop[bk.loop[0]].kw, 0, h.s);
+    mc_buf_release(&h);
+    mc_buf_release(&one);
+}
+
 /* Whether TAG puts __restrict on function F: restrict@F, or a scalar
- * replacement in F that needs it. */
+ * replacement or a blocking in F that needs it. */
 static int
 restricted(const struct mc_builtin *b, unsigned long tag, int f)
 {
@@ -616,8 +667,8 @@ restricted(const struct mc_builtin *b, unsigned long tag, int f)
         const struct mc_knob *k = &b->knob[i];
         if ((tag >> i & 1) &&
             ((k->kind == MC_KK_RESTRICT && k->where == f) ||
-             (k->kind == MC_KK_SCALAR && k->op &&
-              b->m->loop[k->where].fn == f)))
+             ((k->kind == MC_KK_SCALAR || k->kind == MC_KK_BLOCK) &&
+              k->op && b->m->loop[k->where].fn == f)))
             return 1;
     }
     return 0;
@@ -641,6 +692,8 @@ host_edits(const struct mc_builtin *b, unsigned long tag, const char *orig,
             interchange_edits(b, tag, k->where, orig, ed);
         else if (k->kind == MC_KK_SCALAR)
             scalar_edits(b, tag, k->where, orig, ed);
+        else if (k->kind == MC_KK_BLOCK)
+            block_edits(b, k->where, k->n, orig, ed);
     }
     /* Once per function, however many knobs ask for it. */
     for (i = 0; i < b->m->nfn; i++)

@@ -15,7 +15,9 @@
  * pointer to a function typedef, as zopfli's cost model). Scalar
  * replacement reads an element once before its loop and writes it once
  * after, guarded for zero trips, with restrict where only that rules out
- * aliasing; not where the loop writes the array elsewhere.
+ * aliasing; not where the loop writes the array elsewhere. Blocking
+ * strip-mines a matrix product in i-k-j order on k and j, not where it
+ * could reorder one element's sum or the reading is unsure.
  *
  * With arguments it is the tool that test uses:
  *
@@ -24,8 +26,8 @@
  * sets the built-in proposer up for FILE (a profile made up from the
  * code: every other function never ran, every branch rarely taken, so
  * that hot, cold and expect are offered too), then renders each knob
- * alone, each seed, and each interchange or scalar replacement with
- * each loop knob (and restrict), and
+ * alone, each seed, and each interchange, scalar replacement or
+ * blocking with each loop knob (and restrict), and
  * compiles every candidate with `CC -fsyntax-only FLAG...` next to
  * FILE. A line per candidate that fails ("FAIL LABEL: the first error
  * line"), then "candidates N failed M"; exit status 1 when one failed,
@@ -252,8 +254,9 @@ setup(struct mc_builtin *b, const char *path, const char *cc,
 }
 
 /* The knob sets to try on B: each knob alone, each seed, and each
- * rewrite of a loop's header (interchange, scalar replacement) with each
- * loop and restrict knob, into TAGS (at most MAX); returns how many. */
+ * rewrite of a loop's header (interchange, scalar replacement, blocking)
+ * with each loop knob, the latter two with each restrict knob, into
+ * TAGS (at most MAX); returns how many. */
 static size_t
 knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
 {
@@ -265,11 +268,12 @@ knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
         tags[n++] = b->seeds[i];
     for (i = 0; i < b->nknobs; i++)
         for (j = 0; (b->knob[i].kind == MC_KK_INTERCHANGE ||
-                     b->knob[i].kind == MC_KK_SCALAR) &&
+                     b->knob[i].kind == MC_KK_SCALAR ||
+                     b->knob[i].kind == MC_KK_BLOCK) &&
                     j < b->nknobs && n < max;
              j++)
             if (b->knob[j].kind == MC_KK_LOOP ||
-                (b->knob[i].kind == MC_KK_SCALAR &&
+                (b->knob[i].kind != MC_KK_INTERCHANGE &&
                  b->knob[j].kind == MC_KK_RESTRICT))
                 tags[n++] = 1ul << i | 1ul << j;
     return n;
@@ -770,6 +774,126 @@ test_placement__scalar_replacement(void)
     mc_buf_release(&r);
 }
 
+/* Whether B offers blocking for the nest whose innermost loop is on
+ * LINE of TEXT. */
+static int
+blocked(const struct mc_builtin *b, const char *text, size_t line)
+{
+    const struct mc_cloop *l = loop_on(b->m, text, line);
+    size_t i;
+
+    for (i = 0; l && i < b->nknobs; i++)
+        if (b->knob[i].kind == MC_KK_BLOCK &&
+            &b->m->loop[b->knob[i].where] == l)
+            return 1;
+    return 0;
+}
+
+static void
+test_placement__blocking(void)
+{
+    static const char text[] =
+        "double\n"                                                  /* 1 */
+        "dot(int n, const double *a)\n"                             /* 2 */
+        "{\n"                                                       /* 3 */
+        "    double s = 0;\n"                                       /* 4 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 5 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 6 */
+        "            s += a[i * n + j];\n"                          /* 7 */
+        "    return s;\n"                                           /* 8 */
+        "}\n"                                                       /* 9 */
+        "void\n"                                                    /* 10 */
+        "sum3(int n, double *y, const double *a)\n"                 /* 11 */
+        "{\n"                                                       /* 12 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 13 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 14 */
+        "            for (int k = 0; k < n; k++)\n"                 /* 15 */
+        "                y[i] += a[(i * n + j) * n + k];\n"         /* 16 */
+        "}\n"                                                       /* 17 */
+        "void\n"                                                    /* 18 */
+        "conv(int n, double *c, const double *a, const double *b)\n"
+        "{\n"                                                       /* 20 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 21 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 22 */
+        "            c[i + j] += a[i] * b[j];\n"                    /* 23 */
+        "}\n"                                                       /* 24 */
+        "void\n"                                                    /* 25 */
+        "tri(int n, double *x, const double *y)\n"                  /* 26 */
+        "{\n"                                                       /* 27 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 28 */
+        "        for (int j = 0; j < i; j++)\n"                     /* 29 */
+        "            x[i * n + j] = y[j * n + i];\n"                /* 30 */
+        "}\n"                                                       /* 31 */
+        "void\n"                                                    /* 32 */
+        "pre(int n, double *x, const double *y)\n"                  /* 33 */
+        "{\n"                                                       /* 34 */
+        "    for (int i = 0; i < n; i++) {\n"                       /* 35 */
+        "        x[i] = 0;\n"                                       /* 36 */
+        "        for (int j = 0; j < n; j++)\n"                     /* 37 */
+        "            x[i] += y[j * n + i];\n"                       /* 38 */
+        "    }\n"                                                   /* 39 */
+        "}\n"                                                       /* 40 */
+        "void\n"                                                    /* 41 */
+        "mm(int n, double *c, const double *a, const double *b)\n"  /* 42 */
+        "{\n"                                                       /* 43 */
+        "    for (int i = 0; i < n; i++)\n"                         /* 44 */
+        "        for (int k = 0; k < n; k++)\n"                     /* 45 */
+        "            for (int j = 0; j < n; j++)\n"                 /* 46 */
+        "                c[i * n + j] += a[i * n + k] * b[k * n + j];\n"
+        "}\n";                                                      /* 48 */
+    static const struct {
+        size_t line;
+        const char *why;
+    } unsure[] = {
+        {6, "not where the body updates a scalar"},
+        {15, "not where a strip-mined loop would reorder one element's "
+             "sum (two loops reduce)"},
+        {22, "not where two iterations may update one element"},
+        {29, "not where a bound names another loop's variable"},
+        {37, "not for a nest that is not perfect"},
+    };
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT;
+    size_t i;
+    int k, s;
+
+    write_file("bk.c", text);
+    if (!ok(!setup(&b, "bk.c", "gcc", NULL, text, strlen(text), 0),
+            "setup"))
+        return;
+    if (ok(render_knob(&b, "block32(k,j)@L46", text, &r),
+           "the product in i-k-j order is blocked on k and j"))
+        contains(r.s, "mm(int n, double *__restrict c, "
+                      "const double *__restrict a, "
+                      "const double *__restrict b)\n{\n"
+                      "    for (long long mc_bk_k = 0; mc_bk_k < (n); "
+                      "mc_bk_k += 32) for (long long mc_bk_j = 0; "
+                      "mc_bk_j < (n); mc_bk_j += 32) "
+                      "for (int i = 0; i < n; i++)\n"
+                      "        for (int k = (int)mc_bk_k; "
+                      "k < (int)((n) - mc_bk_k > 32 ? mc_bk_k + 32 : (n)); "
+                      "k++)\n"
+                      "            for (int j = (int)mc_bk_j; "
+                      "j < (int)((n) - mc_bk_j > 32 ? mc_bk_j + 32 : (n)); "
+                      "j++)\n"
+                      "                c[i * n + j] += a[i * n + k] * "
+                      "b[k * n + j];\n}\n",
+                 "strips outside, each element's sum over k in order, "
+                 "with restrict");
+    for (s = 0, i = 0; i < b.nknobs; i++)
+        s += b.knob[i].kind == MC_KK_BLOCK;
+    ok(s == 4, "four tile sizes");
+    k = mc_builtin_knob(&b, "block32(k,j)@L46");
+    s = mc_builtin_knob(&b, "scalar-restrict@L46");
+    ok(k >= 0 && s >= 0 && b.knob[k].group &&
+           b.knob[k].group == b.knob[s].group,
+       "a nest's blocking and scalar replacement exclude each other");
+    for (i = 0; i < MC_ARRAY_SIZE(unsure); i++)
+        ok(!blocked(&b, text, unsure[i].line), unsure[i].why);
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -787,6 +911,7 @@ main(int argc, char **argv)
     TAP_RUN(test_placement__critique_quotes_the_error);
     TAP_RUN(test_placement__restrict_object_pointers);
     TAP_RUN(test_placement__scalar_replacement);
+    TAP_RUN(test_placement__blocking);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
