@@ -112,29 +112,72 @@ mc_ctext_word_at(const char *c, size_t len, size_t i, const char *w)
             !(isalnum((unsigned char)c[i + n]) || c[i + n] == '_'));
 }
 
-size_t
-mc_ctext_skip_statement(const char *c, size_t len, size_t i)
+/* I past the blanks at C[I]. */
+static size_t
+skip_space(const char *c, size_t len, size_t i)
 {
-    int depth = 0;
-
     while (i < len && isspace((unsigned char)c[i]))
         i++;
-    if (i < len && c[i] == '{') {
-        for (; i < len; i++) {
-            depth += c[i] == '{';
-            depth -= c[i] == '}';
-            if (!depth)
-                return i + 1;
+    return i;
+}
+
+/* Past the keyword W at C[I] and the parenthesized head after it, or 0
+ * when C[I] does not start the word W followed by '('. */
+static size_t
+past_head(const char *c, size_t len, size_t i, const char *w)
+{
+    if (!mc_ctext_word_at(c, len, i, w))
+        return 0;
+    i = skip_space(c, len, i + strlen(w));
+    return i < len && c[i] == '(' ? mc_ctext_match(c, len, i, '(', ')') : 0;
+}
+
+/* mc_ctext_skip_statement() at nesting DEPTH: a statement that starts
+ * with if, for, while, switch or do ends where the statement it governs
+ * does (an if's with its else, a do's at the ';' after its while), so a
+ * body in braces inside one ends it; any other ends at its ';' outside
+ * brackets. Past 64 levels, the ';' rule alone. */
+static size_t
+skip_statement(const char *c, size_t len, size_t i, int depth)
+{
+    size_t h;
+    int open = 0;
+
+    i = skip_space(c, len, i);
+    if (i < len && c[i] == '{')
+        return mc_ctext_match(c, len, i, '{', '}');
+    if (depth < 64) {
+        if ((h = past_head(c, len, i, "if"))) {
+            i = skip_statement(c, len, h, depth + 1);
+            h = skip_space(c, len, i);
+            return mc_ctext_word_at(c, len, h, "else")
+                       ? skip_statement(c, len, h + 4, depth + 1)
+                       : i;
         }
-        return len;
+        if ((h = past_head(c, len, i, "for")) ||
+            (h = past_head(c, len, i, "while")) ||
+            (h = past_head(c, len, i, "switch")))
+            return skip_statement(c, len, h, depth + 1);
+        if (mc_ctext_word_at(c, len, i, "do")) {
+            i = skip_statement(c, len, i + 2, depth + 1);
+            h = past_head(c, len, skip_space(c, len, i), "while");
+            if (h)
+                i = h;
+        }
     }
     for (; i < len; i++) {
-        depth += c[i] == '(' || c[i] == '{';
-        depth -= c[i] == ')' || c[i] == '}';
-        if (c[i] == ';' && depth <= 0)
+        open += c[i] == '(' || c[i] == '{';
+        open -= c[i] == ')' || c[i] == '}';
+        if (c[i] == ';' && open <= 0)
             return i + 1;
     }
     return len;
+}
+
+size_t
+mc_ctext_skip_statement(const char *c, size_t len, size_t i)
+{
+    return skip_statement(c, len, i, 0);
 }
 
 size_t

@@ -428,6 +428,49 @@ loop_on(const struct mc_cmodel *m, const char *text, size_t line)
     return NULL;
 }
 
+/* Where the statement that starts at the first '@' of TEXT ends, as
+ * mc_ctext_skip_statement() says, against the '#' that marks its end
+ * (the offset just past the statement). */
+static void
+statement_end(const char *text, const char *name)
+{
+    const char *at = strchr(text, '@'), *want = strchr(text, '#');
+    char *c = mc_strdup(text);
+    size_t got;
+
+    c[at - text] = ' ';
+    c[want - text] = ' ';
+    got = mc_ctext_skip_statement(c, strlen(c), (size_t)(at - text));
+    is_long((long)got, (long)(want - text), name);
+    mc_free(c);
+}
+
+/* A loop's body without braces ends where its statement does, also when
+ * that statement holds blocks: an if with an else, nested loops, a
+ * do-while, a switch. */
+static void
+test_placement__statement_ends(void)
+{
+    statement_end("for (;;) @x = f(a, b);# y = 1;", "an expression");
+    statement_end("@{ a; { b; } }# c;", "a block");
+    statement_end("@if (a) { x = 1; }# y = 2;", "an if with a block");
+    statement_end("@if (a) { x = 1; } else { y = 2; }# z = 3;",
+                  "an if with an else block");
+    statement_end("@if (a) x = 1; else if (b) { y; } else z = (int){0};#"
+                  " w;",
+                  "else if, and a compound literal");
+    statement_end("@for (i = 0; i < n; i++) for (j = 0; j < n; j++) "
+                  "{ s += a[j]; }# t = s;",
+                  "a loop whose body is a loop with a block");
+    statement_end("@while (k) { k--; }# k = 3;", "a while");
+    statement_end("@do { k--; } while (k > 0);# k = 3;", "a do-while");
+    statement_end("@do k--; while (k);# k = 3;", "a do-while, no block");
+    statement_end("@switch (k) { case 1: x; break; }# y;", "a switch");
+    statement_end("@if (a) { x; }#\n  elsewhere = 1; q;",
+                  "a name that starts with else is no else");
+    statement_end("@iffy = 2;# q;", "a name that starts with if");
+}
+
 static void
 test_placement__lines_after_a_macro(void)
 {
@@ -905,6 +948,7 @@ main(int argc, char **argv)
         printf("Bail out! no scratch directory\n");
         return 1;
     }
+    TAP_RUN(test_placement__statement_ends);
     TAP_RUN(test_placement__lines_after_a_macro);
     TAP_RUN(test_placement__unsure_not_offered);
     TAP_RUN(test_placement__interchanged_inner_loop);
