@@ -142,6 +142,8 @@ test_expect_success 'a nest that walks a column is interchanged' '
   same_outputs .
 '
 
+# restrict is tried alone, or with the rewrite that needs it (here the
+# read of src[0] kept in a register: dst may be src), which brings it.
 test_expect_success 'restrict that aliased arguments break is rejected' '
   mkdir -p alias/in && cd alias &&
   cat >hot.c <<-\EOF &&
@@ -180,7 +182,8 @@ test_expect_success 'restrict that aliased arguments break is rejected' '
   echo "0 200" >in/a.in && echo "1 200" >in/b.in &&
   makefile . -O3 "budget=2" &&
   run_make >out 2>err &&
-  journal_node . "\"restrict@shift\" in n[\"label\"].split(\"+\")" >n.json &&
+  journal_node . "any(x == \"restrict@shift\" or x.startswith(\"scalar-restrict@\")
+                     for x in n[\"label\"].split(\"+\"))" >n.json &&
   json n.json "j[\"verdict\"] == \"incorrect\"" &&
   "$MAXCODE_BIN" show hot.c --json >m &&
   json m "\"restrict\" not in (j.get(\"best\") or \"\")" &&

@@ -882,7 +882,7 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     static const char *const clang_next[] = {"vectorize", "unroll(8)",
                                              "ivdep", "unroll(4)"};
     unsigned long o = bit_of(b, "O3"), x = 0, bundle;
-    size_t i;
+    size_t i, j;
 
     for (i = 0; i < b->nknobs; i++)
         if (b->knob[i].kind == MC_KK_ISA)
@@ -907,17 +907,19 @@ mc_builtin_host_seeds(struct mc_builtin *b)
         b->seeds[b->nseeds++] = o | x;
     b->seeds[b->nseeds++] = o;
     o |= x;
+    /* restrict: the first rewrite that needs it where there is one (it
+     * brings restrict along), else restrict alone; so that blocking is
+     * among the first four, which a round of cuda-llm takes. */
     for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
-        if (b->knob[i].kind == MC_KK_RESTRICT) {
-            b->seeds[b->nseeds++] = o | 1ul << i;
+        if (b->knob[i].kind == MC_KK_SCALAR && b->knob[i].op)
+            break;
+    for (j = 0; i == b->nknobs && j < b->nknobs; j++)
+        if (b->knob[j].kind == MC_KK_RESTRICT) {
+            i = j;
             break;
         }
-    /* The first rewrite that needs restrict, as restrict is tried. */
-    for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
-        if (b->knob[i].kind == MC_KK_SCALAR && b->knob[i].op) {
-            b->seeds[b->nseeds++] = o | 1ul << i;
-            break;
-        }
+    if (i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds))
+        b->seeds[b->nseeds++] = o | 1ul << i;
     /* Then blocking with the tile size the caches favour. */
     for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
         if (b->knob[i].kind == MC_KK_BLOCK) {
