@@ -52,6 +52,9 @@ else:
         bad.append("narrow, yet not stated as its median")
     if not s > 1:
         bad.append("a kept figure not above 1")
+    ms = float(m["options"].get("min-speedup", "1.03"))
+    if s < ms - 1e-9:
+        bad.append("kept, stating %.3f, below min-speedup %.2f" % (s, ms))
     x = re.search(r"optimized: kept .+, ([0-9.]+)x confirmed "
                   r"\((?:lower bound; (.+); )?interval ([0-9.]+)x-"
                   r"([0-9.]+)x\);", line)

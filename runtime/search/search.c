@@ -431,8 +431,10 @@ out:
 /* Confirm the best node once more before it is the answer: the
  * executor's rounds go on while their interval is too wide to state the
  * median (struct mc_eval's tight), and a figure still that wide is
- * stated as its lower bound. Whether it is kept is decided as in the
- * search (the confirmed median against MIN_SPEEDUP). */
+ * stated as its lower bound. It is kept when the figure stated is at
+ * least MIN_SPEEDUP: the confirmed median, or where the interval is that
+ * wide its lower bound (a kept variant never states less than
+ * min-speedup). */
 static enum mc_code
 confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
 {
@@ -462,6 +464,17 @@ confirm(struct mc_search *s, double min_speedup, struct mc_err *err)
             mc_eval_state_why(t->cand_s, &s->final_why);
         if (mc_buf_status(&s->final_why))
             rc = mc_err_set(err, MC_ENOMEM, "out of memory");
+        if (!rc && s->final_bound && s->final_speedup < min_speedup) {
+            /* What would be stated is below what a variant must give:
+             * the original, and why. */
+            mc_buf_addf(&s->reason, "the best variant (%s) held at "
+                        "%.2fx, but its interval [%.2fx, %.2fx] is too "
+                        "wide to state more than %.2fx, below min-speedup "
+                        "%.2f (%s)", b->label, s->final_median,
+                        s->final_low, s->final_high, s->final_speedup,
+                        min_speedup, s->final_why.s);
+            s->final_speedup = 0;
+        }
     } else
         mc_buf_addf(&s->reason, "the best variant (%s, %.2fx) did not "
                     "hold in the final confirmation (%s, %.2fx)", b->label,

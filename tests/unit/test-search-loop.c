@@ -88,6 +88,8 @@ fake_exec(void *ctx, const char *text, size_t len, int sanitize,
             fb->timing.confirmed_high = 3.50;
             fb->timing.cand_s = 0.006;
         }
+        if (strstr(text, "toowide"))
+            fb->timing.confirmed_low = 1.01; /* above 1, below 1.03 */
     }
     mc_buf_addf(&fb->detail, "fake: %s", verdict);
     return MC_OK;
@@ -406,13 +408,14 @@ test_search_loop__best_is_the_best_confirmed(void)
 
 /* The final confirmation asks the executor for a tight interval, and
  * a confirmed figure whose interval is still too wide is stated as its
- * lower bound, with why; whether it is kept is decided on its median
- * against min-speedup, as before. */
+ * lower bound, with why; it is kept when the figure stated clears
+ * min-speedup: a lower bound below it keeps the original. */
 static void
 test_search_loop__wide_states_lower_bound(void)
 {
     static const char *const wide[] = {"#1 ok 1.62 wide", NULL};
     static const char *const narrow[] = {"#1 ok 1.62", NULL};
+    static const char *const toowide[] = {"#1 ok 1.62 toowide", NULL};
     struct mc_search s;
     struct mc_target t;
 
@@ -420,13 +423,20 @@ test_search_loop__wide_states_lower_bound(void)
     is_long(fx.calls, 2, "judged, then confirmed");
     is_long(fx.tight_calls, 1, "only the final confirmation is tight");
     is_long(fev.tight, 0, "and the executor is left as it was");
-    is_long(s.best, 0, "kept: its median clears min-speedup");
+    is_long(s.best, 0, "kept: its lower bound 1.04x clears min-speedup");
     ok(s.final_bound == 1, "its interval is too wide to state 1.62x");
     ok(s.final_speedup == 1.04 && s.final_median == 1.62 &&
        s.final_low == 1.04 && s.final_high == 3.50,
        "the figure stated is the lower bound; the median is kept beside");
     is_str(s.final_why.s, "the variant runs 6 ms, too short to time closer",
            "and why");
+    done(&s, &t);
+
+    ok(!setup(&s, &t, "flat", 1, toowide, "toowide.jsonl"), "searched");
+    ok(s.final_speedup == 0, "a lower bound of 1.01x is not kept");
+    contains(s.reason.s, "too wide to state more than 1.01x, below "
+             "min-speedup 1.03 (the variant runs 6 ms, too short to time "
+             "closer)", "the reason says why");
     done(&s, &t);
 
     ok(!setup(&s, &t, "flat", 1, narrow, "narrow.jsonl"), "searched");
