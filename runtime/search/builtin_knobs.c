@@ -870,6 +870,28 @@ gcc_next_seeds(struct mc_builtin *b, unsigned long o,
     }
 }
 
+/* The index of B's first knob of KIND, or -1: any (OP -1), one whose op
+ * is 0 (OP 0) or one whose op is set (OP 1: a rewrite that needs
+ * restrict). */
+static int
+first_knob(const struct mc_builtin *b, enum mc_knob_kind kind, int op)
+{
+    size_t i;
+
+    for (i = 0; i < b->nknobs; i++)
+        if (b->knob[i].kind == kind && (op < 0 || !b->knob[i].op == !op))
+            return (int)i;
+    return -1;
+}
+
+/* O with knob K (none when K is -1) into B's seeds, while there is room. */
+static void
+seed_with(struct mc_builtin *b, unsigned long o, int k)
+{
+    if (k >= 0 && b->nseeds < MC_ARRAY_SIZE(b->seeds))
+        b->seeds[b->nseeds++] = o | 1ul << k;
+}
+
 /* The seeds for host code: a bundle of what the evidence supports, then
  * the usual first steps. */
 void
@@ -882,7 +904,8 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     static const char *const clang_next[] = {"vectorize", "unroll(8)",
                                              "ivdep", "unroll(4)"};
     unsigned long o = bit_of(b, "O3"), x = 0, bundle;
-    size_t i, j;
+    size_t i;
+    int k;
 
     for (i = 0; i < b->nknobs; i++)
         if (b->knob[i].kind == MC_KK_ISA)
@@ -908,24 +931,12 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     b->seeds[b->nseeds++] = o;
     o |= x;
     /* restrict: the first rewrite that needs it where there is one (it
-     * brings restrict along), else restrict alone; so that blocking is
-     * among the first four, which a round of cuda-llm takes. */
-    for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
-        if (b->knob[i].kind == MC_KK_SCALAR && b->knob[i].op)
-            break;
-    for (j = 0; i == b->nknobs && j < b->nknobs; j++)
-        if (b->knob[j].kind == MC_KK_RESTRICT) {
-            i = j;
-            break;
-        }
-    if (i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds))
-        b->seeds[b->nseeds++] = o | 1ul << i;
-    /* Then blocking with the tile size the caches favour. */
-    for (i = 0; i < b->nknobs && b->nseeds < MC_ARRAY_SIZE(b->seeds); i++)
-        if (b->knob[i].kind == MC_KK_BLOCK) {
-            b->seeds[b->nseeds++] = o | 1ul << i;
-            break;
-        }
+     * brings restrict along), else restrict alone; then blocking with
+     * the tile size the caches favour: both among the first four, which
+     * a round of cuda-llm takes. */
+    k = first_knob(b, MC_KK_SCALAR, 1);
+    seed_with(b, o, k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
+    seed_with(b, o, first_knob(b, MC_KK_BLOCK, -1));
     if (b->family == MC_CC_CLANG)
         for (i = 0; i < MC_ARRAY_SIZE(clang_next); i++)
             b->seeds[b->nseeds++] = bit_of(b, clang_next[i]);

@@ -93,7 +93,9 @@ stats_open_inplace(const struct mc_cache *c)
     return fd;
 }
 
-/* Read the counters file open at FD into TEXT; its length into *OLD. */
+/* Read the counters file open at FD (stats_open_inplace(): at most
+ * MC_FILE_SMALL bytes, and the lock held) into TEXT; its length into
+ * *OLD. */
 static enum mc_code
 stats_pread(int fd, struct mc_buf *text, size_t *old)
 {
@@ -107,7 +109,7 @@ stats_pread(int fd, struct mc_buf *text, size_t *old)
             continue;
         if (n < 0)
             return MC_EIO;
-        if (n == 0 || at + n > (off_t)MC_FILE_SMALL)
+        if (n == 0)
             break;
         mc_buf_add(text, chunk, (size_t)n);
         at += n;
