@@ -926,17 +926,18 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     if (x)
         b->seeds[b->nseeds++] = bundle | x;
     b->seeds[b->nseeds++] = bundle;
+    /* restrict: the first rewrite that needs it where there is one (it
+     * brings restrict along), else restrict alone; then blocking with
+     * the tile size the caches favour: both among the first four, which
+     * a round of cuda-llm takes, with or without the arch pair ahead of
+     * them (the plain O3 seeds come after them). */
+    k = first_knob(b, MC_KK_SCALAR, 1);
+    seed_with(b, o | x, k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
+    seed_with(b, o | x, first_knob(b, MC_KK_BLOCK, -1));
     if (x)
         b->seeds[b->nseeds++] = o | x;
     b->seeds[b->nseeds++] = o;
     o |= x;
-    /* restrict: the first rewrite that needs it where there is one (it
-     * brings restrict along), else restrict alone; then blocking with
-     * the tile size the caches favour: both among the first four, which
-     * a round of cuda-llm takes. */
-    k = first_knob(b, MC_KK_SCALAR, 1);
-    seed_with(b, o, k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
-    seed_with(b, o, first_knob(b, MC_KK_BLOCK, -1));
     if (b->family == MC_CC_CLANG)
         for (i = 0; i < MC_ARRAY_SIZE(clang_next); i++)
             b->seeds[b->nseeds++] = bit_of(b, clang_next[i]);
