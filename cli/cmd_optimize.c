@@ -12,7 +12,8 @@
  * Usage: maxcode optimize [--key K] [--cc CC] [--flags FLAGS] [--ld LD]
  *                         [--ldflags LDFLAGS] [--ldlibs LDLIBS]
  *                         [--recipe-flags FLAGS] [--made FILES]
- *                         [--mode MODE] [--] SOURCE [KEY=VALUE...]
+ *                         [--mode MODE] [--count] [--] SOURCE
+ *                         [KEY=VALUE...]
  * The compiler and flags come from --cc and --flags, else from the
  * compile DB or the environment's CC/CFLAGS (CXX/CXXFLAGS, NVCC/NVCCFLAGS)
  * and the cflags option; the link driver and flags from --ld, --ldflags
@@ -78,6 +79,8 @@ struct opts {
                        * it computed --key */
     struct mc_target_setup_build build; /* --cc, --flags, ... */
     int launch; /* --launch: search through MAXCODE_LAUNCHER */
+    int count; /* --count: this run is the unit's lookup (the launcher's):
+                * its hit or miss is counted, as make counts one */
     int print_native; /* --print-native: the native architecture that
                        * isa=native resolves to here, on stdout (what
                        * --launch asks a node) */
@@ -103,8 +106,9 @@ parse_opts(int argc, char **argv, struct opts *o)
             o->launch = 1;
             continue;
         }
-        if (!strcmp(argv[i], "--print-native")) {
-            o->print_native = 1;
+        if (!strcmp(argv[i], "--print-native") ||
+            !strcmp(argv[i], "--count")) {
+            *(argv[i][2] == 'p' ? &o->print_native : &o->count) = 1;
             continue;
         }
         if (!strcmp(argv[i], "--key"))
@@ -539,9 +543,10 @@ step_look_up(struct run *r)
     if (r->store && strcmp(r->mode, "refresh")) {
         hit = mc_cache_get(&r->cache, r->key, &r->e, NULL) == MC_OK &&
               mc_entry_includes_valid(&r->e);
-        if (r->o.made && r->vkey)
-            /* make looked nothing up (its key was not complete): this
-             * is the target's lookup, counted as make counts one. */
+        if ((r->o.made && r->vkey) || r->o.count)
+            /* make looked nothing up (its key was not complete), or the
+             * launcher asks: this is the target's lookup, counted as
+             * make counts one. */
             r->d.n[hit ? MC_STAT_HITS : MC_STAT_MISSES] = 1;
         if (hit)
             mc_verbose("%s: key %s is in the cache", r->t->source, r->key);

@@ -5,11 +5,13 @@
  * 0 success, 1 failure, 2 usage error. SIGINT, SIGTERM and SIGHUP kill
  * the children first (compilers, candidates), then the command dies of
  * the signal, as make expects of a recipe. What the commands share is in
- * common.c; the help text comes from maxcode(1) (help.h).
+ * common.c; the help text comes from maxcode(1) (help.h). A first word
+ * that is no command is a compiler, which maxcode launches (launcher.h).
  */
 #include "mc_setup.h"
 #include "commands.h"
 #include "help.h"
+#include "launcher.h"
 #include "spawn.h"
 
 #include <signal.h>
@@ -75,13 +77,19 @@ main(int argc, char **argv)
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         (!strcmp(argv[1], "help") && argc == 2))
         return mc_cmd_help(1, argv + 1);
+    /* A compiler: maxcode as its launcher (launcher.h); "--" forces. */
+    if (!strcmp(argv[1], "--") && argc > 2)
+        return mc_launcher_main(argc - 2, argv + 2);
+    for (i = 0; i < MC_ARRAY_SIZE(commands); i++)
+        if (!strcmp(argv[1], commands[i].name))
+            break;
+    if (i == MC_ARRAY_SIZE(commands) && argv[1][0] != '-')
+        return mc_launcher_main(argc - 1, argv + 1);
     if (argc > 2 && strcmp(argv[1], "help") &&
         !strcmp(argv[argc - 1], "--help"))
         return mc_help_for(argc - 2, argv + 1);
     for (i = 0; i < MC_ARRAY_SIZE(commands); i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
-    if (argv[1][0] == '-')
-        return mc_usage_error("unknown option '%s'", argv[1]);
-    return mc_usage_error("unknown command '%s'", argv[1]);
+    return mc_usage_error("unknown option '%s'", argv[1]);
 }

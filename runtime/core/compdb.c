@@ -374,6 +374,36 @@ mc_compdb_keeps_next(const char *a)
     return takes_arg(a);
 }
 
+/* Drop from ARGV the compiler launchers before the compiler: a build
+ * that runs "maxcode gcc ..." or "ccache gcc ..." (CMake and Meson write
+ * the launcher into the entry) compiles with gcc. */
+static void
+drop_launchers(struct mc_strv *argv)
+{
+    static const char *const launchers[] = {"maxcode", "ccache", "sccache"};
+    size_t k = 0, i;
+
+    for (;;) {
+        const char *w = argv->v[k], *base = strrchr(w, '/');
+        int is = 0;
+
+        base = base ? base + 1 : w;
+        for (i = 0; i < MC_ARRAY_SIZE(launchers); i++)
+            is |= !strcmp(base, launchers[i]);
+        if (!is || k + 2 > argv->n)
+            break;
+        k++;
+        if (!strcmp(argv->v[k], "--") && k + 2 <= argv->n)
+            k++;
+    }
+    if (!k)
+        return;
+    for (i = 0; i < k; i++)
+        mc_free(argv->v[i]);
+    memmove(argv->v, argv->v + k, (argv->n - k + 1) * sizeof(*argv->v));
+    argv->n -= k;
+}
+
 /* Clean ARGV (see mc_compdb_find) into OUT's flags, ldflags, ldlibs and
  * others. DIR and FILE are the entry's; REAL is the file's realpath. */
 static enum mc_code
@@ -574,6 +604,7 @@ find_in(const char *db_path, const cJSON *root, const char *source,
     }
     if (rc || !argv.v)
         goto out;
+    drop_launchers(&argv);
     dir = str_member(match, "directory");
     out->compiler = mc_strdup(argv.v[0]);
     out->directory = mc_strdup(dir);

@@ -47,6 +47,9 @@ static const struct def defs[MC_SET__COUNT] = {
                        "(store.h)[|read-only][|layout=flat]"},
     [MC_SET_COMPDB] = {"MAXCODE_COMPDB", NULL, K_STRING, "", NULL, 0, 0,
                        "compile_commands.json to take flags from"},
+    [MC_SET_ROOT] = {"MAXCODE_ROOT", NULL, K_STRING, "", NULL, 0, 0,
+                     "project root: paths in flags below it are keyed "
+                     "relative to it"},
     [MC_SET_LLM_URL] = {"MAXCODE_LLM_URL", NULL, K_STRING, "", NULL, 0, 0,
                         "base URL of the model endpoint"},
     [MC_SET_LLM_API] = {"MAXCODE_LLM_API", NULL, K_ENUM, "openai",

@@ -37,6 +37,7 @@ enum mc_setting_id {
     MC_SET_MAX_SIZE,
     MC_SET_REMOTE,
     MC_SET_COMPDB,
+    MC_SET_ROOT,
     MC_SET_LLM_URL,
     MC_SET_LLM_API,
     MC_SET_MODEL,

@@ -84,6 +84,51 @@ identity(const struct mc_target *t, const char *compiler, const char **out,
                                 err);
 }
 
+/* Whether WORD at I starts a path (the word's first '/', or one after
+ * '=', ',' or ':') that is ROOT or lies below it. */
+static int
+root_at(const char *word, size_t i, const char *root, size_t rlen)
+{
+    char after;
+
+    if (i > 0 && !strchr("=,:", word[i - 1]) &&
+        memchr(word, '/', i) != NULL)
+        return 0;
+    if (strncmp(word + i, root, rlen))
+        return 0;
+    after = word[i + rlen];
+    return after == '\0' || after == '/' || after == ',' || after == ':';
+}
+
+/* WORD hashed as field NAME, with each path below T's MAXCODE_ROOT
+ * written from the root ("-I${ROOT}/include"), so that a checkout at
+ * another path, or on another machine, keys the same. */
+static void
+hash_word(struct mc_hash *h, const struct mc_target *t, const char *name,
+          const char *word)
+{
+    const char *root = mc_conf_get(&t->conf, MC_SET_ROOT);
+    size_t rlen = strlen(root), i;
+    struct mc_buf b = MC_BUF_INIT;
+
+    while (rlen > 1 && root[rlen - 1] == '/')
+        rlen--;
+    if (root[0] != '/' || rlen < 2 || !strstr(word, root)) {
+        mc_hash_field_str(h, name, word);
+        return;
+    }
+    for (i = 0; word[i]; i++) {
+        if (word[i] == '/' && root_at(word, i, root, rlen)) {
+            mc_buf_adds(&b, "${ROOT}");
+            i += rlen - 1;
+            continue;
+        }
+        mc_buf_addc(&b, word[i]);
+    }
+    mc_hash_field_str(h, name, b.s ? b.s : "");
+    mc_buf_release(&b);
+}
+
 /* Whether link file I of T is built from its compile DB entry with
  * another compiler or other flags than SOURCE's. */
 static int
@@ -123,7 +168,7 @@ hash_link_builds(struct mc_hash *h, const struct mc_target *t,
             return rc;
         mc_hash_field_str(h, "link-compiler", ident);
         for (j = 0; j < t->link_build[i].flags.n; j++)
-            mc_hash_field_str(h, "link-flag", t->link_build[i].flags.v[j]);
+            hash_word(h, t, "link-flag", t->link_build[i].flags.v[j]);
     }
     return MC_OK;
 }
@@ -148,14 +193,14 @@ hash_build(struct mc_hash *h, const struct mc_target *t, struct mc_err *err)
                                                 ? t->native_arch
                                                 : MC_NATIVE_UNRESOLVED);
     for (i = 0; i < t->flags.n; i++)
-        mc_hash_field_str(h, "flag", t->flags.v[i]);
+        hash_word(h, t, "flag", t->flags.v[i]);
     if (t->linker) {
         if ((rc = identity(t, t->linker, &ident, err)))
             return rc;
         mc_hash_field_str(h, "linker", ident);
     }
     for (i = 0; i < t->ldflags.n; i++)
-        mc_hash_field_str(h, "ldflag", t->ldflags.v[i]);
+        hash_word(h, t, "ldflag", t->ldflags.v[i]);
     for (i = 0; i < t->ldlibs.n; i++)
         mc_hash_field_str(h, "ldlib", t->ldlibs.v[i]);
     return hash_link_builds(h, t, err);
