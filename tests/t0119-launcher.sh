@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t0119-launcher: maxcode as a compiler launcher (maxcode(1), COMPILER
+# LAUNCHER), as CMake (both generators) and Meson run it. A project with
+# one file marked by '#pragma maxcode optimize' is configured with the
+# launcher and built twice: the first build searches and keeps a variant
+# or the original for a stated reason, never a build failure; the
+# second is a hit; the program prints what a plain build's prints. A
+# checkout at another path, in mode cache, searches nothing. Unmarked
+# compiles and every other command run the compiler unchanged, and a
+# compile that fails fails with the compiler's own diagnostics.
+. "$MC_SRCDIR/tests/lib.sh"
+
+export MAXCODE_CACHE_DIR="$TRASH/cache"
+export MAXCODE_TIMING_CAP=1
+unset MAXCODE_ROOT MAXCODE_COMPDB MAXCODE_MODE
+
+# checkout DIR: a git checkout of the project: src/hot.c (marked, its
+# link file and inputs named relative to it), src/main.c, t/a.in,
+# CMakeLists.txt and meson.build.
+checkout () {
+  mkdir -p "$1/src" "$1/t" && (cd "$1" && git init -q .) &&
+  cat >"$1/src/hot.c" <<-\EOF &&
+	#pragma maxcode optimize link=main.c inputs="../t/*.in" budget=1
+	long
+	sum(const int *a, int n)
+	{
+	    long s = 0;
+	    for (int i = 0; i < n; i++)
+	        s += a[i] * 3 + (a[i] >> 2);
+	    return s;
+	}
+	EOF
+  cat >"$1/src/main.c" <<-\EOF &&
+	#include <stdio.h>
+	#include <stdlib.h>
+	long sum(const int *a, int n);
+	int main(void)
+	{
+	    int n;
+	    if (scanf("%d", &n) != 1) return 1;
+	    int *a = malloc(sizeof(int) * (n + 1));
+	    for (int i = 0; i < n; i++) a[i] = (i * 7) % 101;
+	    long s = 0;
+	    for (int r = 0; r < 20; r++) s += sum(a, n);
+	    printf("%ld\n", s);
+	    return 0;
+	}
+	EOF
+  echo 100000 >"$1/t/a.in" &&
+  cat >"$1/CMakeLists.txt" <<-\EOF &&
+	cmake_minimum_required(VERSION 3.13)
+	project(demo C)
+	set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+	add_executable(prog src/main.c src/hot.c)
+	EOF
+  cat >"$1/meson.build" <<-\EOF
+	project('demo', 'c')
+	executable('prog', 'src/main.c', 'src/hot.c')
+	EOF
+}
+
+# cmake_build SRC BUILD GENERATOR: configure SRC into BUILD with the
+# launcher and -O2, and build (output in BUILD.out, BUILD.err).
+cmake_build () {
+  CFLAGS=-O2 cmake -S "$1" -B "$2" -G "$3" \
+    -DCMAKE_C_COMPILER_LAUNCHER="$MAXCODE_BIN" >/dev/null &&
+  cmake --build "$2" >"$2.out" 2>"$2.err" ||
+    { sed 's/^/# /' "$2.out" "$2.err"; return 1; }
+}
+
+# searched_well OUT ERR: the build's search ended in a kept variant or
+# the original for a stated reason, and nothing fell back for a failure
+# (Ninja prints what a compile says on its stdout, make on stderr).
+searched_well () {
+  cat "$1" "$2" >said &&
+  { grep -q 'maxcode: hot.c: optimized: kept' said ||
+    grep -q 'maxcode: hot.c: keeping the original (' said; } &&
+  ! grep -q 'does not build\|failed (status\|did not compile' said ||
+    { sed 's/^/# /' said; return 1; }
+}
+
+test_expect_success 'the tools are installed (CI installs them)' '
+  cmake --version >/dev/null && ninja --version >/dev/null &&
+  meson --version >/dev/null && git --version >/dev/null
+'
+
+test_expect_success 'unmarked compiles and other commands: the compiler, unchanged' '
+  mkdir plain && cd plain &&
+  printf "int f(int x) { return x * 3; }\n" >f.c &&
+  cc -O2 -c f.c -o want.o &&
+  "$MAXCODE_BIN" cc -O2 -c f.c -o got.o && cmp want.o got.o &&
+  "$MAXCODE_BIN" -- cc -O2 -c f.c -o got2.o && cmp want.o got2.o &&
+  cc --version >want && "$MAXCODE_BIN" cc --version >got &&
+  test_cmp want got &&
+  expect_exit 1 "$MAXCODE_BIN" false &&
+  test ! -e .maxcode && expect_stats hits 0 misses 0
+'
+
+test_expect_success 'CMake with Ninja: a search, then a hit; the output of a plain build' '
+  checkout one &&
+  cmake_build one one/b-ninja Ninja && searched_well one/b-ninja.out one/b-ninja.err &&
+  expect_stats searches 1 misses 1 &&
+  cc -O2 -o plain-prog one/src/hot.c one/src/main.c &&
+  ./plain-prog <one/t/a.in >want && one/b-ninja/prog <one/t/a.in >got &&
+  test_cmp want got &&
+  cmake --build one/b-ninja --target clean >/dev/null &&
+  cmake_build one one/b-ninja Ninja &&
+  expect_stats searches 1 hits 1 &&
+  one/b-ninja/prog <one/t/a.in >got && test_cmp want got &&
+  ! grep -q "maxcode:" one/b-ninja.out one/b-ninja.err
+'
+
+test_expect_success 'CMake with Unix Makefiles in another build directory: a hit' '
+  cmake_build one "$TRASH/elsewhere" "Unix Makefiles" &&
+  expect_stats searches 1 hits 2 &&
+  ./plain-prog <one/t/a.in >want && "$TRASH/elsewhere/prog" <one/t/a.in >got &&
+  test_cmp want got
+'
+
+test_expect_success 'another checkout at another path, mode cache: a hit, no search' '
+  checkout two &&
+  MAXCODE_MODE=cache cmake_build two two/b Ninja &&
+  expect_stats searches 1 hits 3 &&
+  ./plain-prog <two/t/a.in >want && two/b/prog <two/t/a.in >got &&
+  test_cmp want got
+'
+
+test_expect_success 'Meson: a search, then a hit; the output of a plain build' '
+  checkout three &&
+  (cd three && CC="$MAXCODE_BIN cc" meson setup -Dbuildtype=plain \
+     -Dc_args=-O2 b >../meson.out 2>&1) ||
+    { sed "s/^/# /" meson.out; false; } &&
+  ninja -C three/b >three.out 2>three.err && searched_well three.out three.err &&
+  expect_stats searches 2 &&
+  ./plain-prog <three/t/a.in >want && three/b/prog <three/t/a.in >got &&
+  test_cmp want got &&
+  ninja -C three/b -t clean >/dev/null &&
+  ninja -C three/b >three.out 2>three.err &&
+  expect_stats searches 2 hits 4 &&
+  three/b/prog <three/t/a.in >got && test_cmp want got
+'
+
+test_expect_success 'a compile that fails in the original fails the same way' '
+  mkdir bad && cd bad &&
+  printf "#pragma maxcode optimize budget=1\nint f(int x) { return x +; }\n" >bad.c &&
+  cc -O2 -c bad.c -o bad.o 2>want; want_rc=$? &&
+  test "$want_rc" -ne 0 && test ! -e bad.o &&
+  "$MAXCODE_BIN" cc -O2 -c bad.c -o bad.o 2>all; got_rc=$? &&
+  test "$got_rc" = "$want_rc" && test ! -e bad.o &&
+  grep -v "^maxcode:" all >got && test_cmp want got
+'
+
+test_expect_success 'a malformed pragma is a warning at its line; the original is compiled' '
+  mkdir malformed && cd malformed &&
+  printf "int g;\n#pragma maxcode optimize budget\nint f(int x) { return x * 3; }\n" >m.c &&
+  cc -O2 -c m.c -o want.o &&
+  "$MAXCODE_BIN" cc -O2 -c m.c -o got.o 2>err && cmp want.o got.o &&
+  contains err "maxcode: m.c:2:" && contains err "compiling the original"
+'
+
+test_expect_success 'an unquoted glob that opens a comment is named' '
+  mkdir glob && cd glob &&
+  printf "#pragma maxcode optimize inputs=t/*.in\nint f(int x) { return x; }\n" >g.c &&
+  cc -O2 -c g.c -o want.o 2>/dev/null; want_rc=$? &&
+  MAXCODE_MODE=off "$MAXCODE_BIN" cc -O2 -c g.c -o got.o 2>err; got_rc=$? &&
+  test "$got_rc" = "$want_rc" &&
+  contains err "maxcode: g.c:1: the pragma'"'"'s line ends inside a comment"
+'
+
+test_done
