@@ -141,6 +141,22 @@ test_expect_success 'Meson: a search, then a hit; the output of a plain build' '
   three/b/prog <three/t/a.in >got && test_cmp want got
 '
 
+test_expect_success 'the examples build with both CMake generators and with Meson' '
+  copy_example cmake excm && copy_example meson exme &&
+  for g in Ninja "Unix Makefiles"; do
+    MAXCODE_MODE=cache cmake_build excm "excm/b-${g%% *}" "$g" &&
+    excm/b-${g%% *}/matmul <excm/inputs/small.in >got &&
+    cc -O2 -o ref excm/src/matmul.c excm/src/main.c &&
+    ./ref <excm/inputs/small.in >want && test_cmp want got || exit 1
+  done &&
+  (cd exme && CC="$MAXCODE_BIN cc" meson setup -Dbuildtype=plain \
+     -Dc_args=-O2 b >../meson2.out 2>&1) &&
+  MAXCODE_MODE=cache ninja -C exme/b >/dev/null &&
+  exme/b/stencil <exme/inputs/small.in >got &&
+  cc -O2 -o ref2 exme/src/stencil.c exme/src/main.c &&
+  ./ref2 <exme/inputs/small.in >want && test_cmp want got
+'
+
 test_expect_success 'a compile that fails in the original fails the same way' '
   mkdir bad && cd bad &&
   printf "#pragma maxcode optimize budget=1\nint f(int x) { return x +; }\n" >bad.c &&
