@@ -506,11 +506,14 @@ mc_launcher_main(int argc, char **argv)
 
     mc_launcher_classify(argc, argv, &c);
     if (c.source < 0 || mc_file_read(argv[c.source], &text, &err) ||
-        !text.s || !mc_launcher_marked(text.s, text.len))
+        !text.s || !mc_launcher_marked(text.s, text.len)) {
+        mc_buf_release(&text);
         return run_compiler(argv);
+    }
     source = argv[c.source];
     if (mc_mark_scan(text.s, text.len, &m, &err)) {
         mc_info("%s:%s; compiling the original", source, err.msg);
+        mc_buf_release(&text);
         return run_compiler(argv);
     }
     if ((line = mc_launcher_open_comment(text.s, text.len)))
@@ -522,14 +525,18 @@ mc_launcher_main(int argc, char **argv)
     mc_mark_release(&m);
     mc_buf_release(&text);
     if (!path.len || (stat(path.s, &a) == 0 && stat(source, &b) == 0 &&
-                      a.st_ino == b.st_ino && a.st_dev == b.st_dev))
+                      a.st_ino == b.st_ino && a.st_dev == b.st_dev)) {
+        mc_buf_release(&path);
         return run_compiler(argv);
+    }
     argv[c.source] = path.s;
     status = wait_compiler(argv, &diag);
     argv[c.source] = source;
     if (status != 0) {
         mc_info("%s: the variant did not compile here (status %d); "
                 "compiling the original", source, status);
+        mc_buf_release(&diag);
+        mc_buf_release(&path);
         return run_compiler(argv);
     }
     dep_file_rename(dep_file(argc, argv), path.s, source);
