@@ -16,18 +16,21 @@ export MAXCODE_TIMING_CAP=1
 unset MAXCODE_ROOT MAXCODE_COMPDB MAXCODE_MODE
 
 # checkout DIR: a git checkout of the project: src/hot.c (marked, its
-# link file and inputs named relative to it), src/main.c, t/a.in,
-# CMakeLists.txt and meson.build.
+# link file and inputs named relative to it, including scale.h from
+# include/, which CMake names by its absolute path), src/main.c,
+# t/a.in, CMakeLists.txt and meson.build.
 checkout () {
-  mkdir -p "$1/src" "$1/t" && (cd "$1" && git init -q .) &&
+  mkdir -p "$1/src" "$1/t" "$1/include" && (cd "$1" && git init -q .) &&
+  echo "#define SCALE 3" >"$1/include/scale.h" &&
   cat >"$1/src/hot.c" <<-\EOF &&
 	#pragma maxcode optimize link=main.c inputs="../t/*.in" budget=1
+	#include "scale.h"
 	long
 	sum(const int *a, int n)
 	{
 	    long s = 0;
 	    for (int i = 0; i < n; i++)
-	        s += a[i] * 3 + (a[i] >> 2);
+	        s += a[i] * SCALE + (a[i] >> 2);
 	    return s;
 	}
 	EOF
@@ -53,10 +56,12 @@ checkout () {
 	project(demo C)
 	set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 	add_executable(prog src/main.c src/hot.c)
+	target_include_directories(prog PRIVATE include)
 	EOF
   cat >"$1/meson.build" <<-\EOF
 	project('demo', 'c')
-	executable('prog', 'src/main.c', 'src/hot.c')
+	executable('prog', 'src/main.c', 'src/hot.c',
+	           include_directories: include_directories('include'))
 	EOF
 }
 
@@ -101,7 +106,7 @@ test_expect_success 'CMake with Ninja: a search, then a hit; the output of a pla
   checkout one &&
   cmake_build one one/b-ninja Ninja && searched_well one/b-ninja.out one/b-ninja.err &&
   expect_stats searches 1 misses 1 &&
-  cc -O2 -o plain-prog one/src/hot.c one/src/main.c &&
+  cc -O2 -Ione/include -o plain-prog one/src/hot.c one/src/main.c &&
   ./plain-prog <one/t/a.in >want && one/b-ninja/prog <one/t/a.in >got &&
   test_cmp want got &&
   cmake --build one/b-ninja --target clean >/dev/null &&
@@ -119,11 +124,16 @@ test_expect_success 'CMake with Unix Makefiles in another build directory: a hit
 '
 
 test_expect_success 'another checkout at another path, mode cache: a hit, no search' '
+  grep -q -- "-I$TRASH/one/include" one/b-ninja/compile_commands.json &&
   checkout two &&
   MAXCODE_MODE=cache cmake_build two two/b Ninja &&
   expect_stats searches 1 hits 3 &&
   ./plain-prog <two/t/a.in >want && two/b/prog <two/t/a.in >got &&
-  test_cmp want got
+  test_cmp want got &&
+  : "keyed with its include path as written, a third checkout misses" &&
+  checkout four && misses=$(stat_of misses) &&
+  MAXCODE_ROOT=/nowhere MAXCODE_MODE=cache cmake_build four four/b Ninja &&
+  expect_stats searches 1 hits 3 misses $((misses + 1))
 '
 
 test_expect_success 'Meson: a search, then a hit; the output of a plain build' '
