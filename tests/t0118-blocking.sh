@@ -64,8 +64,8 @@ test_expect_success 'a product in i-k-j order is blocked, correctly' '
   case $t in 16|32|64|128) ;; *) false ;; esac &&
   contains variant.c "mm(int n, double *__restrict c, const double *__restrict a, const double *__restrict b)" &&
   contains variant.c "    for (long long mc_bk_k = 0; mc_bk_k < (n); mc_bk_k += $t) for (long long mc_bk_j = 0; mc_bk_j < (n); mc_bk_j += $t) for (int i = 0; i < n; i++)" &&
-  contains variant.c "        for (int k = (int)mc_bk_k; k < (int)((n) - mc_bk_k > $t ? mc_bk_k + $t : (n)); k++)" &&
-  contains variant.c "            for (int j = (int)mc_bk_j; j < (int)((n) - mc_bk_j > $t ? mc_bk_j + $t : (n)); j++)" &&
+  contains variant.c "        for (int k = (int)mc_bk_k, mc_be_k = (int)((n) - mc_bk_k > $t ? mc_bk_k + $t : (n)); k < mc_be_k; k++)" &&
+  contains variant.c "            for (int j = (int)mc_bk_j, mc_be_j = (int)((n) - mc_bk_j > $t ? mc_bk_j + $t : (n)); j < mc_be_j; j++)" &&
   contains variant.c "                c[i * n + j] += a[i * n + k] * b[k * n + j];" &&
   cc -O2 -o orig hot.c main.c && cc -O2 -o blocked variant.c main.c &&
   for f in in/*.in; do

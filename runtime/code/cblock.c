@@ -360,9 +360,13 @@ mc_cblock_nest(const char *c, size_t len, const struct mc_cmodel *m,
         if (!(used >> k & 1))
             red = k; /* the outermost loop of the reduction */
     for (k = d - 2; k < d; k++) {
+        char end[sizeof(name)];
+
         snprintf(name, sizeof(name), "mc_bk_%s", m->loop[bk->loop[k]].var);
+        snprintf(end, sizeof(end), "mc_be_%s", m->loop[bk->loop[k]].var);
         if ((!(used >> k & 1) && k != red) ||
-            mc_cmodel_has_word(c, 0, len, name))
+            mc_cmodel_has_word(c, 0, len, name) ||
+            mc_cmodel_has_word(c, 0, len, end))
             return 0;
         bk->b[k].tiled = 1;
     }

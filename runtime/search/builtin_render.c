@@ -612,12 +612,16 @@ scalar_edits(const struct mc_builtin *b, unsigned long tag, int in,
  * nest's order, and the strip-mined loop runs over one strip:
  *
  *     for (long long mc_bk_V = LO; mc_bk_V < (HI); mc_bk_V += T) ...
- *     for (int V = (int)mc_bk_V;
- *          V < (int)((HI) - mc_bk_V > T ? mc_bk_V + T : (HI)); V++)
+ *     for (int V = (int)mc_bk_V,
+ *          mc_be_V = (int)((HI) - mc_bk_V > T ? mc_bk_V + T : (HI));
+ *          V < mc_be_V; V++)
  *
  * The strip's variable is long long, so neither it nor the bound
- * overflows where V's range reaches INT_MAX. The innermost loop keeps
- * its line, and TAG's pragmas go before it as before. */
+ * overflows where V's range reaches INT_MAX. The strip's end is worked
+ * out once, in the loop's declaration: a condition holding '?:' is
+ * control flow, where GCC loses a '#pragma GCC unroll' or 'ivdep' put
+ * before the loop ("ignoring loop annotation"). The innermost loop
+ * keeps its line, and TAG's pragmas go before it as before. */
 static void
 block_edits(const struct mc_builtin *b, int in, int t, const char *orig,
             struct edits *ed)
@@ -639,12 +643,13 @@ block_edits(const struct mc_builtin *b, int in, int t, const char *orig,
                     (int)(bk.b[k].lo_end - bk.b[k].lo), orig + bk.b[k].lo,
                     v, hn, hi, v, t);
         mc_buf_reset(&one);
-        mc_buf_addf(&one, "(int)mc_bk_%s", v);
+        mc_buf_addf(&one, "(int)mc_bk_%s, mc_be_%s = (int)((%.*s) - "
+                          "mc_bk_%s > %d ? mc_bk_%s + %d : (%.*s))",
+                    v, v, hn, hi, v, t, v, t, hn, hi);
         if (!mc_buf_status(&one))
             add_edit(ed, bk.b[k].lo, bk.b[k].lo_end - bk.b[k].lo, one.s);
         mc_buf_reset(&one);
-        mc_buf_addf(&one, "(int)((%.*s) - mc_bk_%s > %d ? mc_bk_%s + %d : "
-                          "(%.*s))", hn, hi, v, t, v, t, hn, hi);
+        mc_buf_addf(&one, "mc_be_%s", v);
         if (!mc_buf_status(&one))
             add_edit(ed, bk.b[k].hi, bk.b[k].hi_end - bk.b[k].hi, one.s);
     }

@@ -913,16 +913,35 @@ test_placement__blocking(void)
                       "mc_bk_k += 32) for (long long mc_bk_j = 0; "
                       "mc_bk_j < (n); mc_bk_j += 32) "
                       "for (int i = 0; i < n; i++)\n"
-                      "        for (int k = (int)mc_bk_k; "
-                      "k < (int)((n) - mc_bk_k > 32 ? mc_bk_k + 32 : (n)); "
-                      "k++)\n"
-                      "            for (int j = (int)mc_bk_j; "
-                      "j < (int)((n) - mc_bk_j > 32 ? mc_bk_j + 32 : (n)); "
-                      "j++)\n"
+                      "        for (int k = (int)mc_bk_k, mc_be_k = "
+                      "(int)((n) - mc_bk_k > 32 ? mc_bk_k + 32 : (n)); "
+                      "k < mc_be_k; k++)\n"
+                      "            for (int j = (int)mc_bk_j, mc_be_j = "
+                      "(int)((n) - mc_bk_j > 32 ? mc_bk_j + 32 : (n)); "
+                      "j < mc_be_j; j++)\n"
                       "                c[i * n + j] += a[i * n + k] * "
                       "b[k * n + j];\n}\n",
                  "strips outside, each element's sum over k in order, "
                  "with restrict");
+    /* With a loop pragma before the strip-mined inner loop, GCC keeps
+     * it: the strip's end is no '?:' in the loop's condition, where
+     * GCC dropped the pragma ("ignoring loop annotation"). */
+    k = mc_builtin_knob(&b, "block32(k,j)@L46");
+    s = mc_builtin_knob(&b, "unroll(8)@L46");
+    mc_buf_reset(&r);
+    if (ok(k >= 0 && s >= 0 &&
+               !mc_builtin_render(&b, 1ul << k | 1ul << s, text,
+                                  strlen(text), &r) && r.s &&
+               !mc_file_write_atomic("bk-unroll.c", r.s, r.len, NULL),
+           "blocking with unroll(8) on the inner loop renders")) {
+        struct mc_buf diag = MC_BUF_INIT;
+        int rc = run("gcc -O3 -c -o bk-unroll.o bk-unroll.c", &diag);
+        ok(rc == 0 && !strstr(diag.s, "ignoring loop annotation"),
+           "and GCC keeps the pragma");
+        if (diag.len)
+            printf("# %s", diag.s);
+        mc_buf_release(&diag);
+    }
     for (s = 0, i = 0; i < b.nknobs; i++)
         s += b.knob[i].kind == MC_KK_BLOCK;
     ok(s == 4, "four tile sizes");
