@@ -194,6 +194,27 @@ run_compiler(char **argv)
     return 127;
 }
 
+/* Read FD to its end into OUT (when not NULL) and close it; then wait
+ * for PID. Its exit status (128 + the signal that killed it), or -1. */
+static int
+drain_and_wait(int fd, struct mc_buf *out, pid_t pid)
+{
+    char chunk[4096];
+    ssize_t n;
+    int status;
+
+    while (fd >= 0 && ((n = read(fd, chunk, sizeof(chunk))) > 0 ||
+                       (n < 0 && errno == EINTR)))
+        if (n > 0 && out)
+            mc_buf_add(out, chunk, (size_t)n);
+    if (fd >= 0)
+        close(fd);
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 /* Run the compiler ARGV and wait for it; its stderr into ERR when ERR
  * is not NULL. Its exit status, or 127. */
 static int
@@ -216,21 +237,10 @@ wait_compiler(char **argv, struct mc_buf *err)
         fprintf(stderr, "maxcode: %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
-    if (err) {
-        char chunk[4096];
-        ssize_t n;
-
+    if (err)
         close(fd[1]);
-        while ((n = read(fd[0], chunk, sizeof(chunk))) > 0 ||
-               (n < 0 && errno == EINTR))
-            if (n > 0)
-                mc_buf_add(err, chunk, (size_t)n);
-        close(fd[0]);
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return 127;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    status = drain_and_wait(fd[0], err, pid);
+    return status < 0 ? 127 : status;
 }
 
 /* The nearest directory from DIR upward that holds NAME, as
@@ -325,19 +335,8 @@ run_optimize(const char *dir, const char *name, const char *cc,
         _exit(127);
     }
     close(fd[1]);
-    {
-        char chunk[4096];
-
-        while ((n = read(fd[0], chunk, sizeof(chunk))) > 0 ||
-               (n < 0 && errno == EINTR))
-            if (n > 0)
-                mc_buf_add(out, chunk, (size_t)n);
-    }
-    close(fd[0]);
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    status = drain_and_wait(fd[0], out, pid);
+    return status > 127 ? -1 : status;
 }
 
 /* The dependency file that ARGV's compile writes (-MF FILE), or NULL. */
