@@ -71,6 +71,8 @@ mc_launcher_classify(int argc, char *const *argv, struct mc_launcher_cmd *c)
             if (!strcmp(w, "-o"))
                 c->output = i + 1;
             i++;
+        } else if (!strncmp(w, "-o", 2) && strcmp(w, "-odir")) {
+            c->output = i; /* -oFILE */
         } else if (w[0] != '-') {
             if (mc_lang_of_path(w)) {
                 sources++;
@@ -289,8 +291,11 @@ compile_words(int argc, char **argv, const struct mc_launcher_cmd *c,
 {
     int i;
 
+    int joined = c->output >= 0 && strcmp(argv[c->output - 1], "-o");
+
     for (i = 1; i < argc; i++)
-        if (i != c->source && i != c->output && i + 1 != c->output)
+        if (i != c->source && i != c->output &&
+            (joined || i + 1 != c->output))
             mc_strv_push(out, argv[i]);
     return mc_strv_status(out) ? MC_ENOMEM : MC_OK;
 }

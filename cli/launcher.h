@@ -19,7 +19,7 @@ struct mc_launcher_cmd {
                   * the command is not one maxcode may take: no -c, not
                   * one source, preprocessing or assembly only, a
                   * response file, stdin, a -x language */
-    int output;  /* the index of -o's argument, or -1 */
+    int output;  /* the index of -o's argument (or of -oFILE), or -1 */
 };
 
 /*

@@ -185,6 +185,15 @@ test_expect_success 'a malformed pragma is a warning at its line; the original i
   contains err "maxcode: m.c:2:" && contains err "compiling the original"
 '
 
+test_expect_success 'the search gets the flags, never -o or the dependency files' '
+  mkdir flags && cd flags &&
+  printf "#pragma maxcode optimize budget=1\nint f(int x) { return x * 3; }\n" >k.c &&
+  MAXCODE_MODE=cache MAXCODE_LOG=verbose "$MAXCODE_BIN" cc -O2 -DK=1 -c k.c \
+    -ok.o -MD -MF k.d 2>err && test -s k.o && test -s k.d &&
+  contains err "key: flag = [3] -O2" && contains err "key: flag = [5] -DK=1" &&
+  ! grep "key: flag" err | grep -q -e "-o" -e "-M" -e "k\.d" -e "-c"
+'
+
 test_expect_success 'an unquoted glob that opens a comment is named' '
   mkdir glob && cd glob &&
   printf "#pragma maxcode optimize inputs=t/*.in\nint f(int x) { return x; }\n" >g.c &&
