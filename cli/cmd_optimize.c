@@ -79,8 +79,7 @@ struct opts {
                        * it computed --key */
     struct mc_target_setup_build build; /* --cc, --flags, ... */
     int launch; /* --launch: search through MAXCODE_LAUNCHER */
-    int count; /* --count: this run is the unit's lookup (the launcher's):
-                * its hit or miss is counted, as make counts one */
+    int count; /* --count: count this lookup, as make counts its own */
     int print_native; /* --print-native: the native architecture that
                        * isa=native resolves to here, on stdout (what
                        * --launch asks a node) */
@@ -108,7 +107,8 @@ parse_opts(int argc, char **argv, struct opts *o)
         }
         if (!strcmp(argv[i], "--print-native") ||
             !strcmp(argv[i], "--count")) {
-            *(argv[i][2] == 'p' ? &o->print_native : &o->count) = 1;
+            o->print_native |= !strcmp(argv[i], "--print-native");
+            o->count |= !strcmp(argv[i], "--count");
             continue;
         }
         if (!strcmp(argv[i], "--key"))

@@ -245,41 +245,30 @@ wait_compiler(char **argv, struct mc_buf *err)
     return status < 0 ? 127 : status;
 }
 
-/* The nearest directory from DIR upward that holds NAME, as
+/* The nearest directory from DIR (absolute) upward that holds NAME, as
  * DIR/NAME (NAME_TOO) or DIR; NULL when none. mc_free() it. */
 static char *
 upward(const char *dir, const char *name, int name_too)
 {
     struct mc_buf b = MC_BUF_INIT;
-    char *d = mc_strdup(dir), *slash;
+    char *d = mc_strdup(dir), *found = NULL;
 
-    while (d) {
+    while (d && !found) {
+        char *slash = strrchr(d, '/');
         struct stat st;
 
         mc_buf_reset(&b);
         mc_buf_addf(&b, "%s/%s", strcmp(d, "/") ? d : "", name);
-        if (b.s && stat(b.s, &st) == 0) {
-            if (name_too) {
-                mc_free(d);
-                return mc_buf_detach(&b, NULL);
-            }
-            mc_buf_release(&b);
-            return d;
-        }
-        slash = strrchr(d, '/');
-        if (!slash || slash == d) {
-            if (!strcmp(d, "/"))
-                break;
-            d[1] = '\0';
-            if (slash != d)
-                break;
-            continue;
-        }
-        *slash = '\0';
+        if (b.s && stat(b.s, &st) == 0)
+            found = name_too ? mc_buf_detach(&b, NULL) : mc_strdup(d);
+        else if (!slash || !strcmp(d, "/"))
+            break;
+        else
+            slash[slash == d] = '\0'; /* "/a" goes up to "/" */
     }
     mc_free(d);
     mc_buf_release(&b);
-    return NULL;
+    return found;
 }
 
 /* The words of ARGV (C) that say how the source is compiled: all but
@@ -289,9 +278,7 @@ static enum mc_code
 compile_words(int argc, char **argv, const struct mc_launcher_cmd *c,
               struct mc_strv *out)
 {
-    int i;
-
-    int joined = c->output >= 0 && strcmp(argv[c->output - 1], "-o");
+    int i, joined = c->output >= 0 && strcmp(argv[c->output - 1], "-o");
 
     for (i = 1; i < argc; i++)
         if (i != c->source && i != c->output &&

@@ -85,11 +85,10 @@ main(int argc, char **argv)
             break;
     if (i == MC_ARRAY_SIZE(commands) && argv[1][0] != '-')
         return mc_launcher_main(argc - 1, argv + 1);
+    if (i == MC_ARRAY_SIZE(commands))
+        return mc_usage_error("unknown option '%s'", argv[1]);
     if (argc > 2 && strcmp(argv[1], "help") &&
         !strcmp(argv[argc - 1], "--help"))
         return mc_help_for(argc - 2, argv + 1);
-    for (i = 0; i < MC_ARRAY_SIZE(commands); i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    return mc_usage_error("unknown option '%s'", argv[1]);
+    return commands[i].run(argc - 1, argv + 1);
 }

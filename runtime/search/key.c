@@ -100,20 +100,30 @@ root_at(const char *word, size_t i, const char *root, size_t rlen)
     return after == '\0' || after == '/' || after == ',' || after == ':';
 }
 
-/* WORD hashed as field NAME, with each path below T's MAXCODE_ROOT
- * written from the root ("-I${ROOT}/include"), so that a checkout at
- * another path, or on another machine, keys the same. */
-static void
-hash_word(struct mc_hash *h, const struct mc_target *t, const char *name,
-          const char *word)
+/* T's MAXCODE_ROOT without trailing slashes, its length in *LEN; NULL
+ * when it is unset, relative or "/" (no path is keyed from it). */
+static const char *
+root_of(const struct mc_target *t, size_t *len)
 {
     const char *root = mc_conf_get(&t->conf, MC_SET_ROOT);
-    size_t rlen = strlen(root), i;
-    struct mc_buf b = MC_BUF_INIT;
 
-    while (rlen > 1 && root[rlen - 1] == '/')
-        rlen--;
-    if (root[0] != '/' || rlen < 2 || !strstr(word, root)) {
+    *len = strlen(root);
+    while (*len > 1 && root[*len - 1] == '/')
+        (*len)--;
+    return root[0] == '/' && *len > 1 ? root : NULL;
+}
+
+/* WORD hashed as field NAME, with each path at or below ROOT (RLEN
+ * bytes; root_of()) written from the root ("-I${ROOT}/include"), so that
+ * a checkout at another path, or on another machine, keys the same. */
+static void
+hash_word(struct mc_hash *h, const char *root, size_t rlen,
+          const char *name, const char *word)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    size_t i;
+
+    if (!root || !memmem(word, strlen(word), root, rlen)) {
         mc_hash_field_str(h, name, word);
         return;
     }
@@ -159,7 +169,8 @@ hash_link_builds(struct mc_hash *h, const struct mc_target *t,
 {
     const char *ident;
     enum mc_code rc;
-    size_t i, j;
+    size_t i, j, rlen;
+    const char *root = root_of(t, &rlen);
 
     for (i = 0; t->link_build && i < t->link.n; i++) {
         if (!link_differs(t, i))
@@ -168,7 +179,8 @@ hash_link_builds(struct mc_hash *h, const struct mc_target *t,
             return rc;
         mc_hash_field_str(h, "link-compiler", ident);
         for (j = 0; j < t->link_build[i].flags.n; j++)
-            hash_word(h, t, "link-flag", t->link_build[i].flags.v[j]);
+            hash_word(h, root, rlen, "link-flag",
+                      t->link_build[i].flags.v[j]);
     }
     return MC_OK;
 }
@@ -179,7 +191,8 @@ hash_build(struct mc_hash *h, const struct mc_target *t, struct mc_err *err)
 {
     const char *ident;
     enum mc_code rc;
-    size_t i;
+    size_t i, rlen;
+    const char *root = root_of(t, &rlen);
 
     if ((rc = identity(t, t->compiler ? t->compiler : "", &ident, err)))
         return rc;
@@ -193,14 +206,14 @@ hash_build(struct mc_hash *h, const struct mc_target *t, struct mc_err *err)
                                                 ? t->native_arch
                                                 : MC_NATIVE_UNRESOLVED);
     for (i = 0; i < t->flags.n; i++)
-        hash_word(h, t, "flag", t->flags.v[i]);
+        hash_word(h, root, rlen, "flag", t->flags.v[i]);
     if (t->linker) {
         if ((rc = identity(t, t->linker, &ident, err)))
             return rc;
         mc_hash_field_str(h, "linker", ident);
     }
     for (i = 0; i < t->ldflags.n; i++)
-        hash_word(h, t, "ldflag", t->ldflags.v[i]);
+        hash_word(h, root, rlen, "ldflag", t->ldflags.v[i]);
     for (i = 0; i < t->ldlibs.n; i++)
         mc_hash_field_str(h, "ldlib", t->ldlibs.v[i]);
     return hash_link_builds(h, t, err);
