@@ -196,6 +196,15 @@ test_expect_success 'the search gets the flags, never -o or the dependency files
   ! grep "key: flag" err | grep -q -e "-o" -e "-M" -e "k\.d" -e "-c"
 '
 
+test_expect_success 'no compile database: a warning says link files get the source'"'"'s flags' '
+  mkdir nodb && cd nodb &&
+  printf "#pragma maxcode optimize link=main.c\nint f(int x) { return x; }\n" >k.c &&
+  printf "int f(int); int main(void) { return f(0); }\n" >main.c &&
+  MAXCODE_MODE=cache "$MAXCODE_BIN" cc -O2 -c k.c -o k.o 2>err && test -s k.o &&
+  contains err "maxcode: k.c: no compile_commands.json in" &&
+  contains err "its link files are compiled with its flags"
+'
+
 test_expect_success 'an unquoted glob that opens a comment is named' '
   mkdir glob && cd glob &&
   printf "#pragma maxcode optimize inputs=t/*.in\nint f(int x) { return x; }\n" >g.c &&
