@@ -91,7 +91,6 @@ has_header(const char *dir)
 int
 mc_cmd_cflags(int argc, char **argv)
 {
-    struct mc_err err = MC_ERR_INIT;
     struct mc_buf b = MC_BUF_INIT;
     char *dir = NULL;
     const char *found = NULL;
@@ -100,10 +99,8 @@ mc_cmd_cflags(int argc, char **argv)
     if (argc > 1)
         return mc_usage_error("--cflags takes no argument, got '%s'",
                               argv[1]);
-    if (mc_path_exe_dir(&dir, &err)) {
-        mc_error("%s", err.msg);
+    if (!(dir = mc_command_dir()))
         return 1;
-    }
     /* The build tree (in the source or apart from it), then an installed
      * tree next to the command, then the configured includedir. */
     mc_buf_addf(&b, "%s/include", dir);

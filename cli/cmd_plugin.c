@@ -28,8 +28,9 @@ mc_cmd_plugin_path(int argc, char **argv)
     if (argc > 1)
         return mc_usage_error("--plugin-path takes no argument, got '%s'",
                            argv[1]);
-    if (mc_path_exe_dir(&dir, &err) ||
-        mc_path_plugin(dir, MC_BINDIR, MC_PKGLIBDIR, &path, &err)) {
+    if (!(dir = mc_command_dir()))
+        goto out;
+    if (mc_path_plugin(dir, MC_BINDIR, MC_PKGLIBDIR, &path, &err)) {
         mc_error("%s", err.msg);
         goto out;
     }

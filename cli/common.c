@@ -6,10 +6,13 @@
  */
 #include "mc_setup.h"
 #include "common.h"
+#include "alloc.h"
+#include "buf.h"
 #include "cache.h"
 #include "conf.h"
 #include "help.h"
 #include "log.h"
+#include "paths.h"
 
 #include <cjson/cJSON.h>
 
@@ -74,4 +77,46 @@ mc_open_cache(struct mc_cache *c, struct mc_conf *conf)
     if (rc || !conf)
         mc_conf_release(cf);
     return rc ? 1 : 0;
+}
+
+/* Whether DIR/REL/maxcode is a program. */
+static int
+has_command(const char *dir, const char *rel)
+{
+    struct mc_buf b = MC_BUF_INIT;
+    int yes;
+
+    mc_buf_addf(&b, "%s/%s/maxcode", dir, rel);
+    yes = b.s && access(b.s, X_OK) == 0;
+    mc_buf_release(&b);
+    return yes;
+}
+
+char *
+mc_command_dir(void)
+{
+    struct mc_err err = MC_ERR_INIT;
+    struct mc_buf b = MC_BUF_INIT;
+    char *dir = NULL, *rel = NULL, *slash;
+
+    if (mc_path_exe_dir(&dir, &err)) {
+        mc_error("%s", err.msg);
+        return NULL;
+    }
+    slash = strrchr(dir, '/');
+    if (slash && !strcmp(slash, "/cli") && has_command(dir, ".."))
+        mc_buf_addf(&b, "%.*s", (int)(slash - dir), dir);
+    else if ((rel = mc_path_relative(MC_PKGLIBEXECDIR, MC_BINDIR)) &&
+             has_command(dir, rel))
+        mc_buf_addf(&b, "%s/%s", dir, rel);
+    else
+        mc_buf_adds(&b, dir);
+    mc_free(dir);
+    mc_free(rel);
+    if (mc_buf_status(&b)) {
+        mc_error("out of memory");
+        mc_buf_release(&b);
+        return NULL;
+    }
+    return mc_buf_detach(&b, NULL);
 }

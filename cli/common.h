@@ -38,4 +38,13 @@ void mc_human_size(uint64_t n, char *out, size_t cap);
  */
 int mc_open_cache(struct mc_cache *c, struct mc_conf *conf);
 
+/*
+ * The directory of the `maxcode` that users run (the front, front.c),
+ * where the plugin and the headers are found from: this program lives
+ * apart from it, in the build tree's cli/ or in pkglibexecdir. NULL,
+ * having said why on stderr, when this program's own path is unknown.
+ * The caller frees it with mc_free().
+ */
+char *mc_command_dir(void);
+
 #endif /* MC_COMMON_H */

@@ -95,7 +95,9 @@ PLUGIN=$("$MAXCODE_BIN" --plugin-path) || {
 # Under `make check-valgrind`, MC_VALGRIND is a valgrind command line and
 # every run of the maxcode command goes through it, the tests' own and
 # the generated search recipes' alike: MAXCODE_BIN becomes a script that
-# runs the real binary under MC_VALGRIND, one log per process in
+# runs the full program (cli/maxcode, not the front that execs it: a
+# static program without libc, which valgrind would not follow) under
+# MC_VALGRIND, one log per process in
 # $TRASH/.valgrind/log, and PLUGIN a copy of maxcode.so beside it, so
 # that the plugin takes that script for its command (plugin/unit.c runs
 # the maxcode found at ../../maxcode from its own directory). test_done
@@ -111,7 +113,7 @@ if [ "\$#" = 1 ] && [ "\$1" = --plugin-path ]; then
   echo '$_vg/lib/.libs/maxcode.so'
   exit 0
 fi
-exec $MC_VALGRIND --log-file='$_vg/log/%p.log' '$MAXCODE_BIN' "\$@"
+exec $MC_VALGRIND --log-file='$_vg/log/%p.log' '$MC_BUILDDIR/cli/maxcode' "\$@"
 EOF
   chmod +x "$_vg/maxcode" || {
     echo "Bail out! cannot set up the valgrind wrapper in $_vg"; exit 1; }
