@@ -87,6 +87,19 @@ sys_readlink(const char *path, char *buf, size_t n)
     return SYS(__NR_readlink, path, buf, n);
 }
 
+static long
+sys_access(const char *path)
+{
+    return SYS(__NR_access, path, X_OK, 0);
+}
+
+/* The kernel's struct stat is glibc's on x86-64. */
+static long
+sys_stat(const char *path, struct stat *st)
+{
+    return SYS(__NR_stat, path, st, 0);
+}
+
 static void *
 sys_map(long fd, size_t len)
 {
@@ -257,6 +270,18 @@ sys_readlink(const char *path, char *buf, size_t n)
     return ret(readlink(path, buf, n));
 }
 
+static long
+sys_access(const char *path)
+{
+    return ret(access(path, X_OK));
+}
+
+static long
+sys_stat(const char *path, struct stat *st)
+{
+    return ret(stat(path, st));
+}
+
 static void *
 sys_map(long fd, size_t len)
 {
@@ -351,7 +376,10 @@ marked(const char *path)
 }
 
 /* Replace the front with ARGV's program, found on PATH as execvp()
- * finds it. Returns when none was run; the full program then answers
+ * finds it, but looked at with access() before the exec: a failed exec
+ * costs a new address space and a copy of the arguments and the
+ * environment, and PATH often holds several directories before the
+ * compiler's. Returns when none was run; the full program then answers
  * (a shell script without "#!", an unknown command). */
 static void
 exec_compiler(char **argv, char **envp)
@@ -372,11 +400,12 @@ exec_compiler(char **argv, char **envp)
             end = p + strlen(p);
         if (add(file, sizeof(file), &at, p, (size_t)(end - p)) &&
             (at == 0 || add(file, sizeof(file), &at, "/", 1)) &&
-            add(file, sizeof(file), &at, argv[0], strlen(argv[0]))) {
+            add(file, sizeof(file), &at, argv[0], strlen(argv[0])) &&
+            sys_access(file) == 0) {
             r = sys_execve(file, argv, envp);
-            if (r != -ENOENT && r != -ENOTDIR && r != -EACCES && r != -ELOOP &&
-                r != -ENAMETOOLONG && r != -ESTALE && r != -ENODEV &&
-                r != -ETIMEDOUT)
+            if (r != -ENOENT && r != -ENOTDIR && r != -EACCES &&
+                r != -ELOOP && r != -ENAMETOOLONG && r != -ESTALE &&
+                r != -ENODEV && r != -ETIMEDOUT)
                 return;
         }
         if (!*end)
@@ -409,6 +438,19 @@ relative_join(char *out, size_t size, const char *dir, const char *from,
            add(out, size, &at, "/maxcode", 8);
 }
 
+/* Replace the front with the program PATH, given ARGV, unless PATH is
+ * the front itself (pkglibexecdir set to bindir, a link): that would
+ * exec itself for ever. */
+static void
+exec_other(const char *path, char **argv, char **envp)
+{
+    struct stat a, b;
+
+    if (sys_stat(path, &a) == 0 && sys_stat("/proc/self/exe", &b) == 0 &&
+        (a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+        sys_execve(path, argv, envp);
+}
+
 /* Replace the front with the full program, given ARGV. It is found
  * from the front's own path: the build tree's cli/maxcode, then the
  * installed one (a DESTDIR's too), then the configured pkglibexecdir.
@@ -428,12 +470,12 @@ exec_full_program(char **argv, char **envp)
             *slash = '\0';
         if (add(full, sizeof(full), &at, self, strlen(self)) &&
             add(full, sizeof(full), &at, "/cli/maxcode", 12))
-            sys_execve(full, argv, envp);
+            exec_other(full, argv, envp);
         if (relative_join(full, sizeof(full), self, MC_BINDIR,
                           MC_PKGLIBEXECDIR))
-            sys_execve(full, argv, envp);
+            exec_other(full, argv, envp);
     }
-    sys_execve(MC_PKGLIBEXECDIR "/maxcode", argv, envp);
+    exec_other(MC_PKGLIBEXECDIR "/maxcode", argv, envp);
     say("maxcode: cannot run the maxcode program (", MC_PKGLIBEXECDIR,
         "/maxcode, or one beside this front); reinstall maxcode\n");
 }

@@ -44,6 +44,13 @@ test_expect_success 'a marked compile without the full program compiles the orig
   grep "cannot run the maxcode program" err
 '
 
+test_expect_success 'a full program that is the front itself (a link) is not run' '
+  mkdir -p loop/cli && cp lone/maxcode loop/maxcode &&
+  ln -s ../maxcode loop/cli/maxcode &&
+  expect_exit 127 timeout 20 loop/maxcode --version 2>err &&
+  grep "cannot run the maxcode program" err
+'
+
 test_expect_success 'with LD_PRELOAD set, an unmarked compile goes to the full program' '
   LD_PRELOAD=" " lone/maxcode cc -O2 -c plain.c -o pre.o 2>err &&
   cmp expect.o pre.o &&
