@@ -25,6 +25,9 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #if MC_FRONT_BARE
+/* -ffreestanding: clang's <limits.h> then leaves out the system's, and
+ * with it PATH_MAX. */
+#include <linux/limits.h>
 #include <sys/syscall.h>
 #endif
 
