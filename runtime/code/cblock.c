@@ -65,14 +65,15 @@ trimmed(const char *c, size_t from, size_t to, size_t *at, size_t *end)
     return *at < *end;
 }
 
-/* Whether loop L's header reads `for (int V = LO; V < HI; V++)` (or
- * ++V), with LO and HI into *BK's K-th entry. */
-static int
-header(const char *c, const struct mc_cloop *l, struct mc_cblock *bk, int k)
+int
+mc_cblock_header(const char *c, const struct mc_cloop *l,
+                 struct mc_cbound *hb)
 {
     size_t n = strlen(l->var), e = l->head_end - 1, i, s1, s2;
 
+    memset(hb, 0, sizeof(*hb));
     i = skip(c, e, l->head + 1);
+    hb->init = i;
     if (!mc_ctext_word_at(c, e, i, "int"))
         return 0;
     i = skip(c, e, i + 3);
@@ -83,14 +84,16 @@ header(const char *c, const struct mc_cloop *l, struct mc_cblock *bk, int k)
         return 0;
     s1 = semi(c, e, i);
     s2 = semi(c, e, s1 + 1);
-    if (s2 >= e || !trimmed(c, i + 1, s1, &bk->b[k].lo, &bk->b[k].lo_end))
+    if (s2 >= e || !trimmed(c, i + 1, s1, &hb->lo, &hb->lo_end))
         return 0;
+    hb->init_end = hb->lo_end;
     i = skip(c, s2, s1 + 1);
     if (!mc_ctext_word_at(c, s2, i, l->var))
         return 0;
     i = skip(c, s2, i + n);
-    if (c[i] != '<' || c[i + 1] == '=' || c[i + 1] == '<' ||
-        !trimmed(c, i + 1, s2, &bk->b[k].hi, &bk->b[k].hi_end))
+    hb->le = c[i] == '<' && c[i + 1] == '=';
+    if (c[i] != '<' || c[i + 1] == '<' ||
+        !trimmed(c, i + 1 + hb->le, s2, &hb->hi, &hb->hi_end))
         return 0;
     i = skip(c, e, s2 + 1);
     if (mc_ctext_word_at(c, e, i, l->var)) {
@@ -107,6 +110,22 @@ header(const char *c, const struct mc_cloop *l, struct mc_cblock *bk, int k)
         i = skip(c, e, i + n);
     }
     return i == e;
+}
+
+/* Whether loop L's header reads `for (int V = LO; V < HI; V++)` (or
+ * ++V), with LO and HI into *BK's K-th entry. */
+static int
+header(const char *c, const struct mc_cloop *l, struct mc_cblock *bk, int k)
+{
+    struct mc_cbound hb;
+
+    if (!mc_cblock_header(c, l, &hb) || hb.le)
+        return 0;
+    bk->b[k].lo = hb.lo;
+    bk->b[k].lo_end = hb.lo_end;
+    bk->b[k].hi = hb.hi;
+    bk->b[k].hi_end = hb.hi_end;
+    return 1;
 }
 
 /* Whether the parameter C[FROM, TO), the name at C[W] (N bytes), is
@@ -133,9 +152,9 @@ int_param(const char *c, size_t from, size_t to, size_t w, size_t n)
     return ints == 1;
 }
 
-/* Whether C[FROM, TO) is a bound that cblock.h takes in function F. */
-static int
-bound(const char *c, const struct mc_cfunc *f, size_t from, size_t to)
+int
+mc_cblock_bound(const char *c, const struct mc_cfunc *f, size_t from,
+                size_t to)
 {
     size_t i, e, pf, pt;
 
@@ -339,8 +358,8 @@ mc_cblock_nest(const char *c, size_t len, const struct mc_cmodel *m,
         if (!l->plain || !l->var[0] ||
             mc_cmodel_line(m, l->head_end - 1) != l->line ||
             !header(c, l, bk, k) ||
-            !bound(c, f, bk->b[k].lo, bk->b[k].lo_end) ||
-            !bound(c, f, bk->b[k].hi, bk->b[k].hi_end))
+            !mc_cblock_bound(c, f, bk->b[k].lo, bk->b[k].lo_end) ||
+            !mc_cblock_bound(c, f, bk->b[k].hi, bk->b[k].hi_end))
             return 0;
         for (i = 0; i < k; i++)
             if (!strcmp(m->loop[bk->loop[i]].var, l->var))

@@ -79,4 +79,23 @@ int mc_cblock_nest(const char *c, size_t len, const struct mc_cmodel *m,
  */
 void mc_cblock_sizes(const struct mc_cblock *bk, int *sizes);
 
+/* A loop header `for (int V = LO; V < HI; V++)` (or `V <= HI`, or
+ * ++V), read on one line. */
+struct mc_cbound {
+    size_t init, init_end; /* "int V = LO" */
+    size_t lo, lo_end;     /* "LO" */
+    size_t hi, hi_end;     /* "HI" */
+    int le;                /* the condition is V <= HI */
+};
+
+/* Whether loop L's header in C reads so, into HB. */
+int mc_cblock_header(const char *c, const struct mc_cloop *l,
+                     struct mc_cbound *hb);
+
+/* Whether C[FROM, TO) is a bound that cblock.h takes in function F:
+ * decimal numbers, '+', '-', '*', parentheses and names of `int`
+ * parameters of F. */
+int mc_cblock_bound(const char *c, const struct mc_cfunc *f, size_t from,
+                    size_t to);
+
 #endif /* MC_CBLOCK_H */

@@ -429,6 +429,21 @@ scan_part(const char *c, const struct mc_cmodel *m, const struct mc_cloop *l,
 }
 
 int
+mc_cscalar_part(const char *c, const struct mc_cmodel *m, int loop,
+                size_t from, size_t to, struct mc_cscalar_body *sc)
+{
+    const struct mc_cloop *l = &m->loop[loop];
+
+    memset(sc, 0, sizeof(*sc));
+    if (!l->var[0] || from < l->body || to > l->end ||
+        mc_cmodel_has_word(c, m->fn[l->fn].params, m->fn[l->fn].end,
+                           "volatile"))
+        return 0;
+    scan_part(c, m, l, from, to, sc);
+    return !sc->bad;
+}
+
+int
 mc_cscalar_pure(const char *c, size_t from, size_t to)
 {
     size_t i;

@@ -95,6 +95,11 @@ struct mc_cscalar_body {
 int mc_cscalar_body(const char *c, const struct mc_cmodel *m, int loop,
                     struct mc_cscalar_body *sc);
 
+/* The same for C[FROM, TO), a part of loop LOOP's body (the
+ * statements around an inner loop), read as a part of LOOP. */
+int mc_cscalar_part(const char *c, const struct mc_cmodel *m, int loop,
+                    size_t from, size_t to, struct mc_cscalar_body *sc);
+
 /*
  * The levels of '*' and "[]" of the parameter of F that declares the
  * name C[W, W+N) with scalar type words only, its declaration into

@@ -53,7 +53,11 @@
  *             32, 64, 128, ordered by the nest's footprint against the
  *             caches), each element's sum kept in its order (cblock.h),
  *             with __restrict on its function where other arrays are
- *             read;
+ *             read; jamU(V)@LN: outer loop V (on line LN) of an
+ *             innermost loop unrolled U times (4, 2) and jammed, U
+ *             iterations' sums kept apart in one run of the inner loop,
+ *             each element's updates in their order (cjam.h), with
+ *             __restrict where other memory is touched;
  *             restrict@NAME: __restrict on the pointer parameters
  *             of a hot function. A rewrite is justified only by the
  *             user's tests, as every variant is: it is judged with the
@@ -128,9 +132,11 @@ enum mc_knob_kind {
     MC_KK_SCALAR,       /* scalar replacement in loop WHERE; OP 1: with
                          * __restrict on its function's pointers */
     MC_KK_CUDA,         /* a kernel-level edit (OP) */
-    MC_KK_BLOCK         /* the nest of innermost loop WHERE blocked with
+    MC_KK_BLOCK,        /* the nest of innermost loop WHERE blocked with
                          * tiles of N; OP 1: with __restrict on its
                          * function's pointers */
+    MC_KK_JAM           /* innermost loop WHERE's parent unrolled N
+                         * times and jammed; OP 1: with __restrict */
 };
 
 struct mc_knob {

@@ -10,6 +10,7 @@
 #include "builtin.h"
 #include "ccprobe.h"
 #include "cblock.h"
+#include "cjam.h"
 #include "cmodel.h"
 #include "cscalar.h"
 #include "ctext.h"
@@ -29,6 +30,7 @@ enum { KE_RESTRICT = 1, KE_LB256, KE_LB1024, KE_FAST };
 #define TRIP_MAX 16         /* unroll(T)@L for trip counts up to this */
 #define TRIP_MIN_ENTRIES 8  /* loop entries for a trip count to count */
 #define BLOCK_NESTS 2       /* nests that get blocking knobs */
+#define JAM_NESTS 4         /* nests that get unroll-and-jam knobs */
 
 /* The general file-level options, with what they do; after the knobs
  * the code or the profile calls for. RISK 2: may change results. */
@@ -528,6 +530,60 @@ scalar_knobs(struct mc_builtin *b)
     }
 }
 
+/* Unroll-and-jam knobs (4 and 2 copies) for the first JAM_NESTS nests
+ * where it is sure to be right (cjam.h). They rewrite the inner loop
+ * that an interchange, a scalar replacement or a blocking rewrites too,
+ * so all of them share a group. */
+static void
+jam_knobs(struct mc_builtin *b)
+{
+    static const int factors[] = {4, 2};
+    const struct mc_cmodel *m = b->m;
+    struct mc_cjam jam;
+    size_t i, f, l;
+    int nests = 0;
+    char label[48];
+
+    for (i = 0; i < m->nloop && nests < JAM_NESTS; i++) {
+        const struct mc_cloop *o;
+        short group = (short)(300 + (i & 0x3fff));
+        int lines_ok = 1;
+
+        if (!mc_cjam_nest(b->blank, b->len, m, (int)i, &jam))
+            continue;
+        o = &m->loop[jam.outer];
+        for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)
+            lines_ok &= b->ok[l];
+        if (!lines_ok)
+            continue;
+        for (f = 0; f < MC_ARRAY_SIZE(factors); f++) {
+            struct mc_knob *k;
+            snprintf(label, sizeof(label), "jam%d(%.12s)@L%zu", factors[f],
+                     o->var, o->line);
+            k = add_knob(b, MC_KK_JAM, label, NULL,
+                         "outer iterations share one run of the inner "
+                         "loop: independent sums, loads reused");
+            if (!k)
+                return;
+            k->where = (short)i;
+            k->n = (short)factors[f];
+            k->op = (unsigned char)jam.needs_restrict;
+            k->group = group;
+            k->rewrite = 1;
+            k->risk = jam.needs_restrict ? 2 : 1;
+        }
+        /* An interchange of the outer loop with its own parent rewrites
+         * the outer header too. */
+        for (l = 0; l < b->nknobs; l++)
+            if ((b->knob[l].kind == MC_KK_INTERCHANGE ||
+                 b->knob[l].kind == MC_KK_SCALAR) &&
+                (b->knob[l].where == (short)i ||
+                 b->knob[l].where == (short)jam.outer))
+                b->knob[l].group = group;
+        nests++;
+    }
+}
+
 /* Blocking knobs, one per tile size in cblock.h's order, for the first
  * BLOCK_NESTS nests where it is sure to be right. They rewrite the
  * headers that the nest's interchange and scalar replacement rewrite,
@@ -576,7 +632,8 @@ block_knobs(struct mc_builtin *b)
         for (j = 0; any && j < b->nknobs; j++)
             for (d = 1; d < bk.depth; d++)
                 if ((b->knob[j].kind == MC_KK_INTERCHANGE ||
-                     b->knob[j].kind == MC_KK_SCALAR) &&
+                     b->knob[j].kind == MC_KK_SCALAR ||
+                     b->knob[j].kind == MC_KK_JAM) &&
                     b->knob[j].where == (short)bk.loop[d])
                     b->knob[j].group = group;
         nests += any;
@@ -796,6 +853,7 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
         math |= b->m->loop[i].math > 0;
     interchange_knobs(b);
     scalar_knobs(b);
+    jam_knobs(b);
     if (!b->user_o3)
         opt_knob(b, "O3", "more aggressive vectorization, unrolling and "
                           "inlining", 0);
@@ -934,6 +992,7 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     k = first_knob(b, MC_KK_SCALAR, 1);
     seed_with(b, o | x, k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
     seed_with(b, o | x, first_knob(b, MC_KK_BLOCK, -1));
+    seed_with(b, o | x, first_knob(b, MC_KK_JAM, -1));
     if (x)
         b->seeds[b->nseeds++] = o | x;
     b->seeds[b->nseeds++] = o;

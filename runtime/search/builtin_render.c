@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "alloc.h"
 #include "cblock.h"
+#include "cjam.h"
 #include "cmodel.h"
 #include "cscalar.h"
 #include "ctext.h"
@@ -661,6 +662,42 @@ block_edits(const struct mc_builtin *b, int in, int t, const char *orig,
     mc_buf_release(&one);
 }
 
+/* Unroll-and-jam of innermost loop IN's parent by U, as edits (see
+ * cjam.h): the copies go before the outer loop's keyword, on its line,
+ * written from the blanked text (no comment is copied); the outer
+ * loop, its declaration of V moved out, runs the rest. TAG's pragmas
+ * for IN go before the copied inner loop as _Pragma operators, and
+ * before the original as lines of their own (loop_edits()). */
+static void
+jam_edits(const struct mc_builtin *b, unsigned long tag, int in, int u,
+          struct edits *ed)
+{
+    struct mc_cjam jam;
+    struct mc_buf pr = MC_BUF_INIT, op = MC_BUF_INIT, t = MC_BUF_INIT;
+    const char *p, *nl;
+
+    if (!mc_cjam_nest(b->blank, b->len, b->m, in, &jam))
+        return;
+    loop_pragmas(b, tag, in, &pr);
+    for (p = pr.s; p && *p && !strchr(pr.s, '"'); p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl || strncmp(p, "#pragma ", 8))
+            break;
+        mc_buf_addf(&op, " _Pragma(\"%.*s\")", (int)(nl - p - 8), p + 8);
+    }
+    mc_cjam_text(b->blank, b->m, &jam, u, op.s, &t);
+    if (mc_buf_status(&pr) || mc_buf_status(&op) || mc_buf_status(&t)) {
+        ed->oom = 1;
+    } else {
+        add_edit(ed, b->m->loop[jam.outer].kw, 0, t.s);
+        add_edit(ed, jam.ob.init, jam.ob.init_end - jam.ob.init, "");
+        add_edit(ed, b->m->loop[jam.outer].end, 0, " }");
+    }
+    mc_buf_release(&pr);
+    mc_buf_release(&op);
+    mc_buf_release(&t);
+}
+
 /* Whether TAG puts __restrict on function F: restrict@F, or a scalar
  * replacement or a blocking in F that needs it. */
 static int
@@ -672,7 +709,8 @@ restricted(const struct mc_builtin *b, unsigned long tag, int f)
         const struct mc_knob *k = &b->knob[i];
         if ((tag >> i & 1) &&
             ((k->kind == MC_KK_RESTRICT && k->where == f) ||
-             ((k->kind == MC_KK_SCALAR || k->kind == MC_KK_BLOCK) &&
+             ((k->kind == MC_KK_SCALAR || k->kind == MC_KK_BLOCK ||
+               k->kind == MC_KK_JAM) &&
               k->op && b->m->loop[k->where].fn == f)))
             return 1;
     }
@@ -699,6 +737,8 @@ host_edits(const struct mc_builtin *b, unsigned long tag, const char *orig,
             scalar_edits(b, tag, k->where, orig, ed);
         else if (k->kind == MC_KK_BLOCK)
             block_edits(b, k->where, k->n, orig, ed);
+        else if (k->kind == MC_KK_JAM)
+            jam_edits(b, tag, k->where, k->n, ed);
     }
     /* Once per function, however many knobs ask for it. */
     for (i = 0; i < b->m->nfn; i++)

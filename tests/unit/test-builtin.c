@@ -602,6 +602,177 @@ test_builtin__block_seed_with_isa(void)
     mc_builtin_release(&b);
 }
 
+/* Unroll-and-jam (cjam.h): a row of sums, a column of sums, a symmetric
+ * update with a triangular bound and a product in i-k-j order, each
+ * jammed 4 and 2 times, with the remainders (sizes 0 to 9, none a
+ * multiple of 4 but 0 and 8) printing the original's bits; nests where
+ * two outer iterations may update one element at different inner
+ * iterations, or the reading is unsure, are offered nothing. */
+static const char jam[] =
+    "#include <stdio.h>\n"                                       /* 1 */
+    "void\n"                                                     /* 2 */
+    "sums(int m, int n, double (*a)[9], const double *x, double *t, "
+    "double *y)\n"                                               /* 3 */
+    "{\n"                                                        /* 4 */
+    "    for (int i = 0; i < m; i++) {\n"                        /* 5 */
+    "        double s = 0.0; /* row i */\n"                      /* 6 */
+    "        for (int j = 0; j < n; j++)\n"                      /* 7 */
+    "            s += a[i][j] * x[j];\n"                         /* 8 */
+    "        t[i] = s;\n"                                        /* 9 */
+    "    }\n"                                                    /* 10 */
+    "    for (int j = 0; j < n; j++) {\n"                        /* 11 */
+    "        double s = 0.0;\n"                                  /* 12 */
+    "        for (int i = 0; i < m; i++)\n"                      /* 13 */
+    "            s += a[i][j] * t[i];\n"                         /* 14 */
+    "        y[j] = s;\n"                                        /* 15 */
+    "    }\n"                                                    /* 16 */
+    "}\n"                                                        /* 17 */
+    "void\n"                                                     /* 18 */
+    "syrk(int n, int m, double *c, const double *a)\n"           /* 19 */
+    "{\n"                                                        /* 20 */
+    "    for (int i = 0; i < n; i++)\n"                          /* 21 */
+    "        for (int j = 0; j <= i; j++) {\n"                   /* 22 */
+    "            c[i * n + j] *= 0.75;\n"                        /* 23 */
+    "            for (int k = 0; k < m; k++)\n"                  /* 24 */
+    "                c[i * n + j] += a[i * m + k] * a[j * m + k];\n"
+    "        }\n"                                                /* 26 */
+    "}\n"                                                        /* 27 */
+    "void\n"                                                     /* 28 */
+    "mm(int n, float *c, const float *a, const float *b)\n"      /* 29 */
+    "{\n"                                                        /* 30 */
+    "    for (int i = 0; i < n; i++)\n"                          /* 31 */
+    "        for (int k = 0; k < n; k++) {\n"                    /* 32 */
+    "            float aik = a[i * n + k];\n"                    /* 33 */
+    "            for (int j = 0; j < n; j++)\n"                  /* 34 */
+    "                c[i * n + j] += aik * b[k * n + j];\n"      /* 35 */
+    "        }\n"                                                /* 36 */
+    "}\n"                                                        /* 37 */
+    "double\n"                                                   /* 38 */
+    "total(int n, const double *a)\n"                            /* 39 */
+    "{\n"                                                        /* 40 */
+    "    double s = 0;\n"                                        /* 41 */
+    "    for (int i = 0; i < n; i++)\n"                          /* 42 */
+    "        for (int j = 0; j < n; j++)\n"                      /* 43 */
+    "            s += a[i * n + j];\n"                           /* 44 */
+    "    return s;\n"                                            /* 45 */
+    "}\n"                                                        /* 46 */
+    "void\n"                                                     /* 47 */
+    "conv(int n, double *c, const double *a, const double *b)\n" /* 48 */
+    "{\n"                                                        /* 49 */
+    "    for (int i = 0; i < n; i++)\n"                          /* 50 */
+    "        for (int j = 0; j < n; j++)\n"                      /* 51 */
+    "            c[i + j] += a[i] * b[j];\n"                     /* 52 */
+    "}\n"                                                        /* 53 */
+    "void\n"                                                     /* 54 */
+    "shift(int n, double *x, const double *y)\n"                 /* 55 */
+    "{\n"                                                        /* 56 */
+    "    for (int i = 0; i < n; i++)\n"                          /* 57 */
+    "        for (int j = 0; j < n - 1; j++)\n"                  /* 58 */
+    "            x[j] += x[j + 1] * y[i];\n"                     /* 59 */
+    "}\n"                                                        /* 60 */
+    "void\n"                                                     /* 61 */
+    "tri(int n, double *x, const double *y)\n"                   /* 62 */
+    "{\n"                                                        /* 63 */
+    "    for (int i = 0; i < n; i++)\n"                          /* 64 */
+    "        for (int j = 0; j < i; j++)\n"                      /* 65 */
+    "            x[i * n + j] += y[j];\n"                        /* 66 */
+    "}\n"                                                        /* 67 */
+    "int\n"                                                      /* 68 */
+    "main(void)\n"                                               /* 69 */
+    "{\n"                                                        /* 70 */
+    "    static double a[9][9], x[9], t[9], y[9], c[81], d[81];\n"
+    "    static float fa[81], fb[81], fc[81];\n"                 /* 72 */
+    "    double sum = 0;\n"                                      /* 73 */
+    "    for (int i = 0; i < 81; i++) {\n"                       /* 74 */
+    "        a[i / 9][i % 9] = (i * 7 % 11) / 3.0 - 1.1;\n"      /* 75 */
+    "        d[i] = (i % 13) / 9.0 - 0.7;\n"                     /* 76 */
+    "        fa[i] = (i % 17) / 5.0f - 1.3f;\n"                  /* 77 */
+    "        fb[i] = (i % 19) / 7.0f - 0.9f;\n"                  /* 78 */
+    "    }\n"                                                    /* 79 */
+    "    for (int n = 0; n <= 9; n++) {\n"                       /* 80 */
+    "        for (int i = 0; i < 81; i++)\n"                     /* 81 */
+    "            c[i] = i % 5 / 3.0, fc[i] = 0;\n"               /* 82 */
+    "        for (int j = 0; j < 9; j++)\n"                      /* 83 */
+    "            x[j] = j / 7.0 + 0.3 * n, y[j] = t[j] = 0;\n"   /* 84 */
+    "        sums(n, 9 - n / 2, a, x, t, y);\n"                  /* 85 */
+    "        syrk(n, 9, c, d);\n"                                /* 86 */
+    "        mm(n, fc, fa, fb);\n"                               /* 87 */
+    "        for (int i = 0; i < 81; i++)\n"                     /* 88 */
+    "            sum += c[i] * (i % 7) + fc[i] * (i % 3) + "
+    "(i < 9 ? y[i] + t[i] : 0);\n"                               /* 89 */
+    "        printf(\"%d %a\\n\", n, sum);\n"                    /* 90 */
+    "    }\n"                                                    /* 91 */
+    "    return 0;\n"                                            /* 92 */
+    "}\n";                                                       /* 93 */
+
+static void
+test_builtin__jam(void)
+{
+    static const char *const unsure[] = {
+        "jam4(i)@L42", /* a sum over both loops in one scalar */
+        "jam4(i)@L50", /* c[i + j]: two iterations of i, one element */
+        "jam4(i)@L57", /* x[j] and x[j + 1]: read, then written by i + 1 */
+        "jam4(i)@L64", /* the inner bound names i */
+    };
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT, want = MC_BUF_INIT, got = MC_BUF_INIT;
+    size_t i;
+    char *text;
+
+    if (!ok(!setup(&b, "jam.c", "gcc", "-O2", NULL, 0, jam), "setup"))
+        return;
+    render(&b, "jam4(j)@L11", jam, &r);
+    contains(r.s, "    { int j = 0; for (; (long long)j + 3 < (n); j += 4) {"
+                  " double mc_uj0_s = 0.0; double mc_uj1_s = 0.0;"
+                  " double mc_uj2_s = 0.0; double mc_uj3_s = 0.0;"
+                  " for (int i = 0; i < m; i++) {"
+                  " mc_uj0_s += a[i][j] * t[i];"
+                  " mc_uj1_s += a[i][(j + 1)] * t[i];"
+                  " mc_uj2_s += a[i][(j + 2)] * t[i];"
+                  " mc_uj3_s += a[i][(j + 3)] * t[i]; }"
+                  " y[j] = mc_uj0_s; y[(j + 1)] = mc_uj1_s;"
+                  " y[(j + 2)] = mc_uj2_s; y[(j + 3)] = mc_uj3_s; }"
+                  " for (; j < n; j++) {\n"
+                  "        double s = 0.0;\n"
+                  "        for (int i = 0; i < m; i++)\n"
+                  "            s += a[i][j] * t[i];\n"
+                  "        y[j] = s;\n"
+                  "    } }\n}\n",
+             "four columns' sums apart in one run of i, the rest as it was");
+    contains(r.s, "double *__restrict t, double *__restrict y)",
+             "restrict: a and t may alias y");
+    ok(mc_builtin_rewrites(&b, 1ul << mc_builtin_knob(&b, "jam4(j)@L11")),
+       "unroll-and-jam is a rewrite");
+    ok(b.knob[mc_builtin_knob(&b, "jam4(j)@L11")].group ==
+           b.knob[mc_builtin_knob(&b, "jam2(j)@L11")].group,
+       "4 and 2 copies of one nest exclude each other");
+    render(&b, "jam4(k)@L32+unroll(8)@L34", jam, &r);
+    contains(r.s, " _Pragma(\"GCC unroll 8\") for (int j = 0; j < n; j++) {"
+                  " c[i * n + j] += mc_uj0_aik * b[k * n + j];",
+             "a loop pragma goes before the copied inner loop too");
+    contains(r.s, "#pragma GCC unroll 8\n#line 34\n",
+             "and before the original, which runs the rest");
+    for (i = 0; i < MC_ARRAY_SIZE(unsure); i++)
+        ok(mc_builtin_knob(&b, unsure[i]) < 0, unsure[i]);
+    ok(build_run("jam-orig.c", jam, &want), "the original runs");
+    render(&b, "jam4(i)@L5+jam4(j)@L11+jam4(j)@L22+jam4(k)@L32+unroll(8)@L34",
+           jam, &r);
+    text = mc_strdup(r.s);
+    ok(build_run("jam4.c", text, &got) && !strcmp(want.s, got.s),
+       "jammed 4 times, it prints the original's bits (and GCC warns of "
+       "no pragma it ignored)");
+    mc_free(text);
+    render(&b, "jam2(i)@L5+jam2(j)@L11+jam2(j)@L22+jam2(k)@L32", jam, &r);
+    text = mc_strdup(r.s);
+    ok(build_run("jam2.c", text, &got) && !strcmp(want.s, got.s),
+       "jammed 2 times, too");
+    mc_free(text);
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+    mc_buf_release(&want);
+    mc_buf_release(&got);
+}
+
 int
 main(void)
 {
@@ -622,6 +793,7 @@ main(void)
     TAP_RUN(test_builtin__value_orders_knobs);
     TAP_RUN(test_builtin__exact_isa);
     TAP_RUN(test_builtin__block_seed_with_isa);
+    TAP_RUN(test_builtin__jam);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
