@@ -961,7 +961,7 @@ mc_builtin_host_seeds(struct mc_builtin *b)
         "tree-loop-distribution"};
     static const char *const clang_next[] = {"vectorize", "unroll(8)",
                                              "ivdep", "unroll(4)"};
-    unsigned long o = bit_of(b, "O3"), x = 0, bundle;
+    unsigned long o = bit_of(b, "O3"), x = 0, bundle, jam;
     size_t i;
     int k;
 
@@ -992,7 +992,13 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     k = first_knob(b, MC_KK_SCALAR, 1);
     seed_with(b, o | x, k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
     seed_with(b, o | x, first_knob(b, MC_KK_BLOCK, -1));
-    seed_with(b, o | x, first_knob(b, MC_KK_JAM, -1));
+    /* Unroll-and-jam 4 times, of every nest that takes it (each nest's
+     * knobs form a group of their own): one seed. */
+    for (jam = 0, i = 0; i < b->nknobs; i++)
+        if (b->knob[i].kind == MC_KK_JAM && b->knob[i].n == 4)
+            jam |= 1ul << i;
+    if (jam && b->nseeds < MC_ARRAY_SIZE(b->seeds))
+        b->seeds[b->nseeds++] = o | x | jam;
     if (x)
         b->seeds[b->nseeds++] = o | x;
     b->seeds[b->nseeds++] = o;

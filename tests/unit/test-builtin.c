@@ -716,6 +716,7 @@ test_builtin__jam(void)
     };
     struct mc_builtin b;
     struct mc_buf r = MC_BUF_INIT, want = MC_BUF_INIT, got = MC_BUF_INIT;
+    unsigned long jams = 0;
     size_t i;
     char *text;
 
@@ -746,6 +747,12 @@ test_builtin__jam(void)
     ok(b.knob[mc_builtin_knob(&b, "jam4(j)@L11")].group ==
            b.knob[mc_builtin_knob(&b, "jam2(j)@L11")].group,
        "4 and 2 copies of one nest exclude each other");
+    for (i = 0; i < b.nknobs; i++)
+        if (b.knob[i].kind == MC_KK_JAM && b.knob[i].n == 4)
+            jams |= 1ul << i;
+    for (i = 0; i < b.nseeds && (b.seeds[i] & jams) != jams; i++)
+        ;
+    ok(jams && i < b.nseeds, "one seed jams every nest that takes it");
     render(&b, "jam4(k)@L32+unroll(8)@L34", jam, &r);
     contains(r.s, " _Pragma(\"GCC unroll 8\") for (int j = 0; j < n; j++) {"
                   " c[i * n + j] += mc_uj0_aik * b[k * n + j];",
