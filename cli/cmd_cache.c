@@ -114,6 +114,14 @@ mc_show_same_file(const char *sp, const char *real)
     return *sp && realpath(sp, here) && !strcmp(here, real);
 }
 
+/* Whether A is later than B. */
+static int
+later(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec
+                                  : a->tv_nsec > b->tv_nsec;
+}
+
 /* The newest entry whose manifest names SOURCE (by real path when
  * SOURCE exists, else by the name it was given), else the entry of
  * SOURCE's variant directory here. */
@@ -122,6 +130,7 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
 {
     struct mc_cache_items items;
     char *real = realpath(source, NULL);
+    struct timespec best_mtime = {0, 0};
     int64_t best = -1;
     size_t i;
 
@@ -138,10 +147,15 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
             (m = parse_manifest(&e)) != NULL) {
             const char *sp = mc_manifest_str(m, "source_path");
             /* By name only when SOURCE is not there to resolve. */
+            /* Created in one second (the header's unit): the file
+             * written last. */
             if ((real ? mc_show_same_file(sp, real)
                       : !strcmp(mc_manifest_str(m, "source"), source)) &&
-                e.created >= best) {
+                (e.created > best ||
+                 (e.created == best &&
+                  later(&items.v[i].mtime, &best_mtime)))) {
                 best = e.created;
+                best_mtime = items.v[i].mtime;
                 memcpy(key_out, e.key, MC_KEY_HEX + 1);
             }
             cJSON_Delete(m);

@@ -114,8 +114,12 @@ consider(struct mc_show_entries *l, const char *path, const char *source,
         (read_any ||
          (real ? mc_show_same_file(mc_manifest_str(m, "source_path"), real)
                : !strcmp(mc_manifest_str(m, "source"), source)))) {
+        struct stat st;
+
         rc = add_entry(l, &e, m);
         m = NULL;
+        if (!rc && !stat(path, &st))
+            l->v[l->n - 1].mtime = st.st_mtim;
     }
     cJSON_Delete(m);
     mc_entry_release(&e);
@@ -174,6 +178,12 @@ newest_first(const void *a, const void *b)
 
     if (x->created != y->created)
         return x->created > y->created ? -1 : 1;
+    /* Created in one second (the header's unit): the file written last
+     * first. */
+    if (x->mtime.tv_sec != y->mtime.tv_sec)
+        return x->mtime.tv_sec > y->mtime.tv_sec ? -1 : 1;
+    if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+        return x->mtime.tv_nsec > y->mtime.tv_nsec ? -1 : 1;
     return strcmp(x->key, y->key);
 }
 

@@ -43,6 +43,7 @@ struct mc_entry;
 struct mc_show_entry {
     char key[MC_KEY_HEX + 1];
     int64_t created;          /* the entry's header time */
+    struct timespec mtime;    /* its file's: the order within a second */
     struct cJSON *m;          /* its manifest */
     char *dir;                /* the directory its search ran in, or "" */
     struct mc_strv words;     /* its build (mc_report_build_words) */
