@@ -223,13 +223,17 @@ void mc_builtin_remember(const struct mc_builtin *b, unsigned long tag,
 /* The index of the knob labelled LABEL in B's table, or -1. */
 int mc_builtin_knob(const struct mc_builtin *b, const char *label);
 
+/* The bit of the knob labelled LABEL in B's table, or 0. */
+unsigned long mc_builtin_bit(const struct mc_builtin *b, const char *label);
+
 /* Internal, for builtin.c: which lines (1-based) of TEXT may change
  * into OK[1..NLINES]: those inside the fences, or all. */
 void mc_builtin_fences(const char *text, size_t len, unsigned char *ok,
                        size_t nlines);
 
 /*
- * Internal, for builtin.c: the table (builtin_knobs.c). The knobs for
+ * Internal, for builtin.c: the table (builtin_knobs.c) and the seeds
+ * for host code (builtin_seeds.c). The knobs for
  * host code, in the policy's order, from B's model and, unless COUNT is
  * NULL, the profile (as mc_builtin_init() takes it); the knobs for CUDA
  * kernels. The seeds of each, from the table as it was kept.

@@ -3,7 +3,7 @@
  * builtin_knobs.c: the built-in proposer's knob table (builtin.h): the
  * knobs a target's code, its profile and its options call for, in the
  * policy's order, those the compiler accepts and those that change the
- * text, and the seeds (the first knob sets from the original).
+ * text, and the seeds for CUDA (builtin_seeds.c: for host code).
  * builtin.c sets the table up, remembers what won and chooses from it.
  */
 #include "mc_setup.h"
@@ -94,8 +94,8 @@ mc_builtin_knob(const struct mc_builtin *b, const char *label)
     return -1;
 }
 
-static unsigned long
-bit_of(const struct mc_builtin *b, const char *label)
+unsigned long
+mc_builtin_bit(const struct mc_builtin *b, const char *label)
 {
     int i = mc_builtin_knob(b, label);
 
@@ -253,9 +253,9 @@ mc_builtin_cuda_seeds(struct mc_builtin *b)
     size_t i;
 
     for (i = 0; i < MC_ARRAY_SIZE(seeds); i++) {
-        unsigned long s = bit_of(b, seeds[i][0]);
+        unsigned long s = mc_builtin_bit(b, seeds[i][0]);
         if (seeds[i][1])
-            s |= bit_of(b, seeds[i][1]);
+            s |= mc_builtin_bit(b, seeds[i][1]);
         if (s)
             b->seeds[b->nseeds++] = s;
     }
@@ -898,114 +898,4 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
                   "the hottest loop left scalar: its trip count is too "
                   "short for vectors");
     block_knobs(b);
-}
-
-/* O with each of the N knobs NEXT into B's seeds, those that won more
- * often in this cache first. */
-static void
-gcc_next_seeds(struct mc_builtin *b, unsigned long o,
-               const char *const *next, size_t n)
-{
-    unsigned best_wins;
-    size_t i, done = 0;
-    unsigned long used = 0;
-
-    while (done < n && b->nseeds < MC_ARRAY_SIZE(b->seeds)) {
-        int pick = -1, k;
-        best_wins = 0;
-        for (i = 0; i < n; i++) {
-            if (used >> i & 1)
-                continue;
-            k = mc_builtin_knob(b, next[i]);
-            if (pick < 0 || (k >= 0 && b->knob[k].wins > best_wins)) {
-                pick = (int)i;
-                best_wins = k >= 0 ? b->knob[k].wins : 0;
-            }
-        }
-        used |= 1ul << pick;
-        b->seeds[b->nseeds++] = o | bit_of(b, next[pick]);
-        done++;
-    }
-}
-
-/* The index of B's first knob of KIND, or -1: any (OP -1), one whose op
- * is 0 (OP 0) or one whose op is set (OP 1: a rewrite that needs
- * restrict). */
-static int
-first_knob(const struct mc_builtin *b, enum mc_knob_kind kind, int op)
-{
-    size_t i;
-
-    for (i = 0; i < b->nknobs; i++)
-        if (b->knob[i].kind == kind && (op < 0 || !b->knob[i].op == !op))
-            return (int)i;
-    return -1;
-}
-
-/* O with knob K (none when K is -1) into B's seeds, while there is room. */
-static void
-seed_with(struct mc_builtin *b, unsigned long o, int k)
-{
-    if (k >= 0 && b->nseeds < MC_ARRAY_SIZE(b->seeds))
-        b->seeds[b->nseeds++] = o | 1ul << k;
-}
-
-/* The seeds for host code: a bundle of what the evidence supports, then
- * the usual first steps. */
-void
-mc_builtin_host_seeds(struct mc_builtin *b)
-{
-    static const char *const gcc_next[] = {
-        "unroll-loops", "vect-cost-model=unlimited", "unroll(8)",
-        "loop-nest-optimize", "fast-math", "ivdep",
-        "tree-loop-distribution"};
-    static const char *const clang_next[] = {"vectorize", "unroll(8)",
-                                             "ivdep", "unroll(4)"};
-    unsigned long o = bit_of(b, "O3"), x = 0, bundle, jam;
-    size_t i;
-    int k;
-
-    for (i = 0; i < b->nknobs; i++)
-        if (b->knob[i].kind == MC_KK_ISA)
-            o |= 1ul << i;
-        else if (b->knob[i].kind == MC_KK_EXACT)
-            x |= 1ul << i;
-    bundle = o | bit_of(b, "no-math-errno") | bit_of(b, "expect") |
-             bit_of(b, "hot-cold");
-    for (i = 0; i < b->nknobs; i++)
-        if (b->knob[i].kind == MC_KK_INTERCHANGE ||
-            (b->knob[i].kind == MC_KK_SCALAR && !b->knob[i].op))
-            bundle |= 1ul << i;
-    if (b->family == MC_CC_CLANG)
-        bundle |= bit_of(b, "vectorize");
-    /* arch= with fp-contract=off first, then alone: the pair gives the
-     * original's digits, the single may be faster where it does too;
-     * the later seeds take the pair only. */
-    if (x)
-        b->seeds[b->nseeds++] = bundle | x;
-    b->seeds[b->nseeds++] = bundle;
-    /* restrict: the first rewrite that needs it where there is one (it
-     * brings restrict along), else restrict alone; then blocking with
-     * the tile size the caches favour: both among the first four, which
-     * a round of cuda-llm takes, with or without the arch pair ahead of
-     * them (the plain O3 seeds come after them). */
-    k = first_knob(b, MC_KK_SCALAR, 1);
-    seed_with(b, o | x, k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
-    seed_with(b, o | x, first_knob(b, MC_KK_BLOCK, -1));
-    /* Unroll-and-jam 4 times, of every nest that takes it (each nest's
-     * knobs form a group of their own): one seed. */
-    for (jam = 0, i = 0; i < b->nknobs; i++)
-        if (b->knob[i].kind == MC_KK_JAM && b->knob[i].n == 4)
-            jam |= 1ul << i;
-    if (jam && b->nseeds < MC_ARRAY_SIZE(b->seeds))
-        b->seeds[b->nseeds++] = o | x | jam;
-    if (x)
-        b->seeds[b->nseeds++] = o | x;
-    b->seeds[b->nseeds++] = o;
-    o |= x;
-    if (b->family == MC_CC_CLANG)
-        for (i = 0; i < MC_ARRAY_SIZE(clang_next); i++)
-            b->seeds[b->nseeds++] = bit_of(b, clang_next[i]);
-    else
-        gcc_next_seeds(b, o, gcc_next, MC_ARRAY_SIZE(gcc_next));
 }
