@@ -13,9 +13,9 @@
 
 #define IDENT(ch) (isalnum((unsigned char)(ch)) || (ch) == '_')
 
-static const char *const type_words[] = {
-    "const", "double", "float", "int", "long", "short", "unsigned",
-    "signed", "char"};
+static const char *const type_words[] = {"const",    "double", "float",
+                                         "int",      "long",   "short",
+                                         "unsigned", "signed", "char"};
 
 static size_t
 skip(const char *c, size_t to, size_t i)
@@ -78,8 +78,7 @@ names_local(const char *c, const struct mc_cjam *j, size_t from, size_t to)
 /* The statements of C[FROM, TO) (see cjam.h): declarations of locals
  * (into J) where DECL, and assignments of an element or a local. */
 static int
-statements(const char *c, size_t from, size_t to, int decl,
-           struct mc_cjam *j)
+statements(const char *c, size_t from, size_t to, int decl, struct mc_cjam *j)
 {
     size_t s, e, i, w, n, op;
 
@@ -275,8 +274,8 @@ bound(const char *c, const struct mc_cmodel *m, int outer, size_t from,
 }
 
 int
-mc_cjam_nest(const char *c, size_t len, const struct mc_cmodel *m,
-             int inner, struct mc_cjam *j)
+mc_cjam_nest(const char *c, size_t len, const struct mc_cmodel *m, int inner,
+             struct mc_cjam *j)
 {
     const struct mc_cloop *in = &m->loop[inner], *o;
     struct mc_cbound ib;
@@ -364,16 +363,16 @@ copy(const char *c, const struct mc_cjam *j, const char *v, size_t from,
 }
 
 void
-mc_cjam_text(const char *c, const struct mc_cmodel *m,
-             const struct mc_cjam *j, int u, const char *pragmas,
-             struct mc_buf *out)
+mc_cjam_text(const char *c, const struct mc_cmodel *m, const struct mc_cjam *j,
+             int u, const char *pragmas, struct mc_buf *out)
 {
     const struct mc_cloop *in = &m->loop[j->inner];
     const char *v = m->loop[j->outer].var;
     int k;
 
-    mc_buf_addf(out, "{ int %s = %.*s; for (; (long long)%s + %d %s (%.*s); "
-                     "%s += %d) {",
+    mc_buf_addf(out,
+                "{ int %s = %.*s; for (; (long long)%s + %d %s (%.*s); "
+                "%s += %d) {",
                 v, (int)(j->ob.lo_end - j->ob.lo), c + j->ob.lo, v, u - 1,
                 j->ob.le ? "<=" : "<", (int)(j->ob.hi_end - j->ob.hi),
                 c + j->ob.hi, v, u);

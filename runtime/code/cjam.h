@@ -41,18 +41,18 @@
 #define MC_CJAM_LOCALS 8 /* locals declared before the inner loop, most */
 
 struct mc_cjam {
-    int outer, inner;        /* the loops, indices of the model */
-    struct mc_cbound ob;     /* the outer loop's header */
-    size_t pre, pre_end;     /* the statements before the inner loop */
-    size_t post, post_end;   /* and after it (empty ranges: none) */
-    size_t body, body_end;   /* the inner loop's statements */
+    int outer, inner;      /* the loops, indices of the model */
+    struct mc_cbound ob;   /* the outer loop's header */
+    size_t pre, pre_end;   /* the statements before the inner loop */
+    size_t post, post_end; /* and after it (empty ranges: none) */
+    size_t body, body_end; /* the inner loop's statements */
     struct {
-        size_t at, n;        /* a local's name */
+        size_t at, n; /* a local's name */
     } local[MC_CJAM_LOCALS];
     size_t nlocal;
-    int needs_restrict;      /* only restrict on the function rules out
-                              * that an element the nest writes is
-                              * other memory it touches */
+    int needs_restrict; /* only restrict on the function rules out
+                         * that an element the nest writes is
+                         * other memory it touches */
 };
 
 /*

@@ -10,8 +10,8 @@
 /* O with each of the N knobs NEXT into B's seeds, those that won more
  * often in this cache first. */
 static void
-gcc_next_seeds(struct mc_builtin *b, unsigned long o,
-               const char *const *next, size_t n)
+gcc_next_seeds(struct mc_builtin *b, unsigned long o, const char *const *next,
+               size_t n)
 {
     unsigned best_wins;
     size_t i, done = 0;
@@ -62,12 +62,15 @@ seed_with(struct mc_builtin *b, unsigned long o, int k)
 void
 mc_builtin_host_seeds(struct mc_builtin *b)
 {
-    static const char *const gcc_next[] = {
-        "unroll-loops", "vect-cost-model=unlimited", "unroll(8)",
-        "loop-nest-optimize", "fast-math", "ivdep",
-        "tree-loop-distribution"};
-    static const char *const clang_next[] = {"vectorize", "unroll(8)",
-                                             "ivdep", "unroll(4)"};
+    static const char *const gcc_next[] = {"unroll-loops",
+                                           "vect-cost-model=unlimited",
+                                           "unroll(8)",
+                                           "loop-nest-optimize",
+                                           "fast-math",
+                                           "ivdep",
+                                           "tree-loop-distribution"};
+    static const char *const clang_next[] = {"vectorize", "unroll(8)", "ivdep",
+                                             "unroll(4)"};
     unsigned long o = mc_builtin_bit(b, "O3"), x = 0, bundle, jam;
     size_t i;
     int k;
@@ -77,8 +80,8 @@ mc_builtin_host_seeds(struct mc_builtin *b)
             o |= 1ul << i;
         else if (b->knob[i].kind == MC_KK_EXACT)
             x |= 1ul << i;
-    bundle = o | mc_builtin_bit(b, "no-math-errno") | mc_builtin_bit(b, "expect") |
-             mc_builtin_bit(b, "hot-cold");
+    bundle = o | mc_builtin_bit(b, "no-math-errno") |
+             mc_builtin_bit(b, "expect") | mc_builtin_bit(b, "hot-cold");
     for (i = 0; i < b->nknobs; i++)
         if (b->knob[i].kind == MC_KK_INTERCHANGE ||
             (b->knob[i].kind == MC_KK_SCALAR && !b->knob[i].op))
