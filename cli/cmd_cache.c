@@ -114,9 +114,8 @@ mc_show_same_file(const char *sp, const char *real)
     return *sp && realpath(sp, here) && !strcmp(here, real);
 }
 
-/* Whether A is later than B. */
-static int
-later(const struct timespec *a, const struct timespec *b)
+int
+mc_show_later(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec
                                   : a->tv_nsec > b->tv_nsec;
@@ -146,14 +145,13 @@ find_newest_for(struct mc_cache *c, const char *source, char *key_out)
         if (mc_entry_read_file(items.v[i].path, &e, NULL) == MC_OK &&
             (m = parse_manifest(&e)) != NULL) {
             const char *sp = mc_manifest_str(m, "source_path");
-            /* By name only when SOURCE is not there to resolve. */
-            /* Created in one second (the header's unit): the file
-             * written last. */
+            /* By name only when SOURCE is not there to resolve; of two
+             * created in one second, the file written last. */
             if ((real ? mc_show_same_file(sp, real)
                       : !strcmp(mc_manifest_str(m, "source"), source)) &&
                 (e.created > best ||
                  (e.created == best &&
-                  later(&items.v[i].mtime, &best_mtime)))) {
+                  mc_show_later(&items.v[i].mtime, &best_mtime)))) {
                 best = e.created;
                 best_mtime = items.v[i].mtime;
                 memcpy(key_out, e.key, MC_KEY_HEX + 1);

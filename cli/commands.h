@@ -83,6 +83,10 @@ int mc_show_lookup(const char *what, struct mc_entry *e, struct cJSON **m);
  * relative to make's directory (share.h): it is resolved from here. */
 int mc_show_same_file(const char *sp, const char *real);
 
+/* Whether A is later than B (file times: the order of entries created
+ * in one second, the header's unit). */
+int mc_show_later(const struct timespec *a, const struct timespec *b);
+
 /* Print manifest M for people: a summary and the trajectory's table,
  * every line cut to the terminal's width (cmd_show.c). */
 void mc_show_print(const struct cJSON *m);

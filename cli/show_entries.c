@@ -178,12 +178,10 @@ newest_first(const void *a, const void *b)
 
     if (x->created != y->created)
         return x->created > y->created ? -1 : 1;
-    /* Created in one second (the header's unit): the file written last
-     * first. */
-    if (x->mtime.tv_sec != y->mtime.tv_sec)
-        return x->mtime.tv_sec > y->mtime.tv_sec ? -1 : 1;
-    if (x->mtime.tv_nsec != y->mtime.tv_nsec)
-        return x->mtime.tv_nsec > y->mtime.tv_nsec ? -1 : 1;
+    if (mc_show_later(&x->mtime, &y->mtime))
+        return -1;
+    if (mc_show_later(&y->mtime, &x->mtime))
+        return 1;
     return strcmp(x->key, y->key);
 }
 

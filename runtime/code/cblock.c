@@ -234,37 +234,24 @@ statements(const char *c, const struct mc_cloop *l,
            const struct mc_cscalar_body *sc)
 {
     size_t from = l->body, to = l->end, s, e, k, op;
-    int n = 0;
+    int n = 0, r;
 
     if (c[from] == '{') {
         from++;
         to--;
     }
-    for (s = from; s < to; s = e + 1) {
-        for (e = s; e < to && c[e] != ';'; e++)
-            if (c[e] == '{' || c[e] == '}')
-                return 0;
-        s = skip(c, e, s);
-        if (s == e)
-            continue;
-        if (e == to)
-            return 0;
+    for (s = from; (r = mc_cscalar_statement(c, to, &s, &e)) > 0;
+         s = e + 1) {
         for (k = 0; k < sc->n && sc->base[k] != s; k++)
             ;
-        if (k == sc->n || !sc->written[k])
-            return 0;
-        op = skip(c, e, sc->end[k]);
-        if (c[op] == '=' && c[op + 1] != '=')
-            op++;
-        else if (c[op] && strchr("+-*/", c[op]) && c[op + 1] == '=')
-            op += 2;
-        else
+        if (k == sc->n || !sc->written[k] ||
+            !(op = mc_cscalar_assign_op(c, skip(c, e, sc->end[k]))))
             return 0;
         if (!mc_cscalar_pure(c, s, sc->end[k]) || !mc_cscalar_pure(c, op, e))
             return 0;
         n++;
     }
-    return n > 0;
+    return r == 0 && n > 0;
 }
 
 /* The length of the name that starts at C[W]. */

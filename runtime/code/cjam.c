@@ -81,15 +81,11 @@ static int
 statements(const char *c, size_t from, size_t to, int decl, struct mc_cjam *j)
 {
     size_t s, e, i, w, n, op;
+    int r;
 
-    for (s = from; s < to; s = e + 1) {
-        for (e = s; e < to && c[e] != ';'; e++)
-            if (c[e] == '{' || c[e] == '}')
-                return 0;
-        s = skip(c, e, s);
-        if (s == e)
-            continue;
-        if (e == to || !(n = name_len(c, s)))
+    for (s = from; (r = mc_cscalar_statement(c, to, &s, &e)) > 0;
+         s = e + 1) {
+        if (!(n = name_len(c, s)))
             return 0;
         if (type_word(c, s, n)) {
             for (w = s; type_word(c, w, name_len(c, w));)
@@ -114,17 +110,11 @@ statements(const char *c, size_t from, size_t to, int decl, struct mc_cjam *j)
         } else if (local_of(c, j, s, n) < 0) {
             return 0; /* a scalar that is no local of the outer body */
         }
-        if (c[i] == '=' && c[i + 1] != '=')
-            op = i + 1;
-        else if (c[i] && strchr("+-*/", c[i]) && c[i + 1] == '=')
-            op = i + 2;
-        else
-            return 0;
-        if (!mc_cscalar_pure(c, s, i) || !mc_cscalar_pure(c, op, e) ||
-            skip(c, e, op) == e)
+        if (!(op = mc_cscalar_assign_op(c, i)) || !mc_cscalar_pure(c, s, i) ||
+            !mc_cscalar_pure(c, op, e) || skip(c, e, op) == e)
             return 0;
     }
-    return 1;
+    return r == 0;
 }
 
 /* Whether the subscript C[FROM, TO) is V or `T + V`, T naming neither

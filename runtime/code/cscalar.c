@@ -444,6 +444,35 @@ mc_cscalar_part(const char *c, const struct mc_cmodel *m, int loop,
 }
 
 int
+mc_cscalar_statement(const char *c, size_t to, size_t *s, size_t *e)
+{
+    size_t i;
+
+    for (;;) {
+        for (i = *s; i < to && c[i] != ';'; i++)
+            if (c[i] == '{' || c[i] == '}')
+                return -1;
+        *s = mc_cmodel_skip_space(c, i, *s);
+        *e = i;
+        if (*s < i)
+            return i < to ? 1 : -1;
+        if (i >= to)
+            return 0;
+        *s = i + 1; /* an empty statement */
+    }
+}
+
+size_t
+mc_cscalar_assign_op(const char *c, size_t i)
+{
+    if (c[i] == '=' && c[i + 1] != '=')
+        return i + 1;
+    if (c[i] && strchr("+-*/", c[i]) && c[i + 1] == '=')
+        return i + 2;
+    return 0;
+}
+
+int
 mc_cscalar_pure(const char *c, size_t from, size_t to)
 {
     size_t i;

@@ -113,6 +113,16 @@ int mc_cscalar_param(const char *c, const struct mc_cfunc *f, size_t w,
 int mc_cscalar_same_text(const char *c, size_t a, size_t ae, size_t b,
                          size_t be);
 
+/* The next statement of C[*S, TO) that ends in ';': where it starts
+ * (past blanks) into *S, its ';' into *E. 1 when there is one, 0 when
+ * only blanks and empty statements are left, -1 when a brace comes
+ * first or the last statement has no ';'. */
+int mc_cscalar_statement(const char *c, size_t to, size_t *s, size_t *e);
+
+/* The offset just past the assignment operator at C[I] (=, +=, -=, *=,
+ * /=), or 0 when there is none. */
+size_t mc_cscalar_assign_op(const char *c, size_t i);
+
 /* Whether the expression C[FROM, TO) may be read once more: no call,
  * assignment, increment or comma. */
 int mc_cscalar_pure(const char *c, size_t from, size_t to);
