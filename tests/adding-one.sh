@@ -330,7 +330,8 @@ build () {
      autoreconf -fi
    fi &&
    { [ -f Makefile ] || ./configure -q; } &&
-   make -j"${MC_JOBS:-2}" maxcode plugin/maxcode.la) >>"$work/build.log" 2>&1
+   make -j"${MC_JOBS:-2}" maxcode cli/maxcode plugin/maxcode.la) \
+     >>"$work/build.log" 2>&1
 }
 echo "# building the copy in $tree"
 build || bail "the copy does not build (see above)"
