@@ -98,9 +98,14 @@ mc_builtin_host_seeds(struct mc_builtin *b)
      * brings restrict along), else restrict alone; then blocking with
      * the tile size the caches favour: both among the first four, which
      * a round of cuda-llm takes, with or without the arch pair ahead of
-     * them (the plain O3 seeds come after them). */
+     * them (the plain O3 seeds come after them). With no-math-errno
+     * where the code calls a math function: a loop that calls sqrt is
+     * kept scalar by errno as much as by aliasing: neither knob alone
+     * vectorizes it, and the climb, one knob at a time from the best,
+     * may not reach the pair within the budget (nbody). */
     k = first_knob(b, MC_KK_SCALAR, 1);
-    seed_with(b, o | x, k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
+    seed_with(b, o | x | mc_builtin_bit(b, "no-math-errno"),
+              k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
     seed_with(b, o | x, first_knob(b, MC_KK_BLOCK, -1));
     /* Unroll-and-jam 4 times, of every nest that takes it (each nest's
      * knobs form a group of their own): one seed. */

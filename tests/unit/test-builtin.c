@@ -602,6 +602,39 @@ test_builtin__block_seed_with_isa(void)
     mc_builtin_release(&b);
 }
 
+/* A loop that calls sqrt and writes through pointers that may alias
+ * what it reads: errno and aliasing each keep it scalar, so the seed
+ * with restrict carries no-math-errno too. */
+static void
+test_builtin__restrict_seed_with_errno(void)
+{
+    static const char pull[] =
+        "#include <math.h>\n"
+        "void\n"
+        "pull(int n, const double *x, const double *m, double *a)\n"
+        "{\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        for (int j = 0; j < n; j++) {\n"
+        "            double d = x[i] - x[j] + 1e-4;\n"
+        "            a[j] += m[i] / (d * sqrt(d * d));\n"
+        "        }\n"
+        "}\n";
+    struct mc_builtin b;
+    unsigned long e, r;
+    size_t i;
+
+    if (!ok(!setup_opts(&b, "pull.c", "gcc", "-O2", NULL, 0, NULL, 0, pull),
+            "setup"))
+        return;
+    e = mc_builtin_bit(&b, "no-math-errno");
+    r = mc_builtin_bit(&b, "restrict@pull");
+    for (i = 0; i < b.nseeds && (b.seeds[i] & (e | r)) != (e | r); i++)
+        ;
+    ok(e && r && i < 4, "restrict and no-math-errno together in the first "
+                        "four seeds");
+    mc_builtin_release(&b);
+}
+
 /* Unroll-and-jam (cjam.h): a row of sums, a column of sums, a symmetric
  * update with a triangular bound and a product in i-k-j order, each
  * jammed 4 and 2 times, with the remainders (sizes 0 to 9, none a
@@ -800,6 +833,7 @@ main(void)
     TAP_RUN(test_builtin__value_orders_knobs);
     TAP_RUN(test_builtin__exact_isa);
     TAP_RUN(test_builtin__block_seed_with_isa);
+    TAP_RUN(test_builtin__restrict_seed_with_errno);
     TAP_RUN(test_builtin__jam);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
