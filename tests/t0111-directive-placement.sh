@@ -399,6 +399,27 @@ total(const std::vector<double> &a, int n) noexcept
 EOF
 }
 
+# A Jacobi sweep and its copy-back, in a time loop (the fusion, cfuse.h).
+write_sweep () {
+  mkdir -p src &&
+  cat >src/sweep.c <<'EOF'
+void
+relax(int w, int h, int steps, double *u, double *v, const double *f)
+{
+    for (int s = 0; s < steps; s++) {
+        for (int y = 1; y < h - 1; y++)
+            for (int x = 1; x < w - 1; x++)
+                v[y * w + x] = 0.25 * (u[(y - 1) * w + x] + u[(y + 1) * w + x] +
+                                       u[y * w + x - 1] + u[y * w + x + 1]) -
+                               f[y * w + x];
+        for (int y = 1; y < h - 1; y++)
+            for (int x = 1; x < w - 1; x++)
+                u[y * w + x] = v[y * w + x];
+    }
+}
+EOF
+}
+
 test_expect_success 'the corpus compiles as it is' '
   write_corpus &&
   cc -fsyntax-only src/shapes.c &&
@@ -451,6 +472,16 @@ test_expect_success 'a blocking with every loop knob compiles' '
   grep "^ok .*+block[0-9]*(k,j)@L[0-9]*$" "$out" >bk &&
   grep "^ok .*unroll(8)@L[0-9]*+block" bk &&
   grep "^ok .*ivdep@L[0-9]*+block" bk
+'
+
+# The fusion puts __restrict on its function itself.
+test_expect_success 'a fusion with every loop knob compiles' '
+  write_sweep &&
+  cc -fsyntax-only src/sweep.c &&
+  MC_PLACEMENT_VERBOSE=1 all src/sweep.c gcc -O2 &&
+  grep "^ok fuse(y)@L5$" src/sweep.c.out &&
+  grep "^ok fuse(y)@L5+unroll(8)@L6$" src/sweep.c.out &&
+  grep "^ok fuse(y)@L5+ivdep@L11$" src/sweep.c.out
 '
 
 test_done

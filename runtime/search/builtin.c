@@ -33,6 +33,8 @@ stem(const struct mc_knob *k, char *out, size_t size)
         snprintf(out, size, "block%d", k->n);
     else if (k->kind == MC_KK_JAM)
         snprintf(out, size, "jam%d", k->n);
+    else if (k->kind == MC_KK_FUSE)
+        snprintf(out, size, "fuse");
     else if (k->label[at] && k->kind == MC_KK_LOOP)
         snprintf(out, size, "%.*s@loop", (int)at, k->label);
     else if (k->label[at])

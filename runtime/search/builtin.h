@@ -58,6 +58,10 @@
  *             iterations' sums kept apart in one run of the inner loop,
  *             each element's updates in their order (cjam.h), with
  *             __restrict where other memory is touched;
+ *             fuse(Y)@LN: the nest that copies V back into U after a
+ *             sweep (outer loop Y on line LN) that computes V from U
+ *             joins the sweep, each row copied as soon as no later row
+ *             reads it (cfuse.h), with __restrict;
  *             restrict@NAME: __restrict on the pointer parameters
  *             of a hot function. A rewrite is justified only by the
  *             user's tests, as every variant is: it is judged with the
@@ -135,8 +139,11 @@ enum mc_knob_kind {
     MC_KK_BLOCK,        /* the nest of innermost loop WHERE blocked with
                          * tiles of N; OP 1: with __restrict on its
                          * function's pointers */
-    MC_KK_JAM           /* innermost loop WHERE's parent unrolled N
+    MC_KK_JAM,          /* innermost loop WHERE's parent unrolled N
                          * times and jammed; OP 1: with __restrict */
+    MC_KK_FUSE          /* the copy-back after the sweep of innermost
+                         * loop WHERE fused into it with a lag; OP 1:
+                         * with __restrict (always) */
 };
 
 struct mc_knob {

@@ -10,6 +10,7 @@
 #include "builtin.h"
 #include "ccprobe.h"
 #include "cblock.h"
+#include "cfuse.h"
 #include "cjam.h"
 #include "cmodel.h"
 #include "cscalar.h"
@@ -31,6 +32,7 @@ enum { KE_RESTRICT = 1, KE_LB256, KE_LB1024, KE_FAST };
 #define TRIP_MIN_ENTRIES 8  /* loop entries for a trip count to count */
 #define BLOCK_NESTS 2       /* nests that get blocking knobs */
 #define JAM_NESTS 4         /* nests that get unroll-and-jam knobs */
+#define FUSE_NESTS 4        /* sweeps that get a fusion knob */
 
 /* The general file-level options, with what they do; after the knobs
  * the code or the profile calls for. RISK 2: may change results. */
@@ -584,6 +586,82 @@ jam_knobs(struct mc_builtin *b)
     }
 }
 
+/* Every knob of group FROM (not 0) into group TO. */
+static void
+regroup(struct mc_builtin *b, short from, short to)
+{
+    size_t i;
+
+    for (i = 0; from && i < b->nknobs; i++)
+        if (b->knob[i].group == from)
+            b->knob[i].group = to;
+}
+
+/* Whether a fusion knob is in group G (not 0). */
+static int
+fused(const struct mc_builtin *b, short g)
+{
+    size_t i;
+
+    for (i = 0; g && i < b->nknobs; i++)
+        if (b->knob[i].kind == MC_KK_FUSE && b->knob[i].group == g)
+            return 1;
+    return 0;
+}
+
+/* Fusion knobs for the first FUSE_NESTS sweeps that a copy-back follows
+ * (cfuse.h). The rewrite changes both nests, which their other
+ * rewrites (interchange, scalar replacement, unroll-and-jam) change
+ * too: all of those, and whatever shares a group with them, share one
+ * group with it. */
+static void
+fuse_knobs(struct mc_builtin *b)
+{
+    const struct mc_cmodel *m = b->m;
+    struct mc_cfuse f;
+    size_t i, l;
+    int nests = 0, lines_ok;
+    char label[48];
+
+    for (i = 0; i < m->nloop && nests < FUSE_NESTS; i++) {
+        short group = (short)(300 + (i & 0x3fff));
+        struct mc_knob *k;
+
+        if (!mc_cfuse_nest(b->blank, b->len, m, (int)i, &f))
+            continue;
+        lines_ok = 1;
+        for (l = m->loop[f.sweep].line;
+             l <= mc_cmodel_line(m, m->loop[f.copy].end - 1); l++)
+            lines_ok &= b->ok[l];
+        if (!lines_ok)
+            continue;
+        snprintf(label, sizeof(label), "fuse(%.12s)@L%zu",
+                 m->loop[f.sweep].var, m->loop[f.sweep].line);
+        k = add_knob(b, MC_KK_FUSE, label, NULL,
+                     "the copy-back joins the sweep: each row is copied "
+                     "while it is still in the cache");
+        if (!k)
+            return;
+        k->where = (short)i;
+        k->op = 1;
+        k->rewrite = 1;
+        k->risk = 2;
+        for (l = 0; l < b->nknobs; l++) {
+            short w = b->knob[l].where;
+            if ((b->knob[l].kind == MC_KK_INTERCHANGE ||
+                 b->knob[l].kind == MC_KK_SCALAR ||
+                 b->knob[l].kind == MC_KK_JAM) &&
+                (w == f.sweep || w == f.sweep_in || w == f.copy ||
+                 w == f.copy_in)) {
+                regroup(b, b->knob[l].group, group);
+                b->knob[l].group = group;
+            }
+        }
+        k->group = group;
+        nests++;
+    }
+}
+
 /* Blocking knobs, one per tile size in cblock.h's order, for the first
  * BLOCK_NESTS nests where it is sure to be right. They rewrite the
  * headers that the nest's interchange and scalar replacement rewrite,
@@ -631,11 +709,17 @@ block_knobs(struct mc_builtin *b)
         }
         for (j = 0; any && j < b->nknobs; j++)
             for (d = 1; d < bk.depth; d++)
-                if ((b->knob[j].kind == MC_KK_INTERCHANGE ||
-                     b->knob[j].kind == MC_KK_SCALAR ||
-                     b->knob[j].kind == MC_KK_JAM) &&
+                if (b->knob[j].kind == MC_KK_FUSE &&
                     b->knob[j].where == (short)bk.loop[d])
+                    regroup(b, b->knob[j].group, group);
+                else if ((b->knob[j].kind == MC_KK_INTERCHANGE ||
+                          b->knob[j].kind == MC_KK_SCALAR ||
+                          b->knob[j].kind == MC_KK_JAM) &&
+                         b->knob[j].where == (short)bk.loop[d]) {
+                    if (fused(b, b->knob[j].group))
+                        regroup(b, b->knob[j].group, group);
                     b->knob[j].group = group;
+                }
         nests += any;
     }
 }
@@ -854,6 +938,7 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
     interchange_knobs(b);
     scalar_knobs(b);
     jam_knobs(b);
+    fuse_knobs(b);
     if (!b->user_o3)
         opt_knob(b, "O3", "more aggressive vectorization, unrolling and "
                           "inlining", 0);

@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "alloc.h"
 #include "cblock.h"
+#include "cfuse.h"
 #include "cjam.h"
 #include "cmodel.h"
 #include "cscalar.h"
@@ -698,6 +699,33 @@ jam_edits(const struct mc_builtin *b, unsigned long tag, int in, int u,
     mc_buf_release(&t);
 }
 
+/* The copy-back after the sweep of innermost loop IN fused into it, as
+ * edits (cfuse.h): a block around the sweep's body where it has none,
+ * the copy of each row once no later row reads it at the end of that
+ * block, on the line where the sweep's inner loop ends, and the copy
+ * nest left the rows the sweep did not copy. */
+static void
+fuse_edits(const struct mc_builtin *b, int in, struct edits *ed)
+{
+    struct mc_cfuse f;
+    struct mc_buf t = MC_BUF_INIT, lo = MC_BUF_INIT;
+
+    if (!mc_cfuse_nest(b->blank, b->len, b->m, in, &f))
+        return;
+    mc_cfuse_text(b->blank, b->m, &f, &t);
+    mc_cfuse_copy_lo(b->blank, &f, &lo);
+    if (mc_buf_status(&t) || mc_buf_status(&lo)) {
+        ed->oom = 1;
+    } else {
+        if (!mc_cfuse_block(b->blank, b->m, &f))
+            add_edit(ed, b->m->loop[f.sweep].head_end, 0, " {");
+        add_edit(ed, b->m->loop[in].end, 0, t.s);
+        add_edit(ed, f.cb.lo, f.cb.lo_end - f.cb.lo, lo.s);
+    }
+    mc_buf_release(&t);
+    mc_buf_release(&lo);
+}
+
 /* Whether TAG puts __restrict on function F: restrict@F, or a scalar
  * replacement or a blocking in F that needs it. */
 static int
@@ -710,7 +738,7 @@ restricted(const struct mc_builtin *b, unsigned long tag, int f)
         if ((tag >> i & 1) &&
             ((k->kind == MC_KK_RESTRICT && k->where == f) ||
              ((k->kind == MC_KK_SCALAR || k->kind == MC_KK_BLOCK ||
-               k->kind == MC_KK_JAM) &&
+               k->kind == MC_KK_JAM || k->kind == MC_KK_FUSE) &&
               k->op && b->m->loop[k->where].fn == f)))
             return 1;
     }
@@ -739,6 +767,8 @@ host_edits(const struct mc_builtin *b, unsigned long tag, const char *orig,
             block_edits(b, k->where, k->n, orig, ed);
         else if (k->kind == MC_KK_JAM)
             jam_edits(b, tag, k->where, k->n, ed);
+        else if (k->kind == MC_KK_FUSE)
+            fuse_edits(b, k->where, ed);
     }
     /* Once per function, however many knobs ask for it. */
     for (i = 0; i < b->m->nfn; i++)

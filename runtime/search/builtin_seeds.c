@@ -106,6 +106,9 @@ mc_builtin_host_seeds(struct mc_builtin *b)
     k = first_knob(b, MC_KK_SCALAR, 1);
     seed_with(b, o | x | mc_builtin_bit(b, "no-math-errno"),
               k >= 0 ? k : first_knob(b, MC_KK_RESTRICT, -1));
+    /* A sweep's fusion with its copy-back (it brings restrict along),
+     * where there is one. */
+    seed_with(b, o | x, first_knob(b, MC_KK_FUSE, -1));
     seed_with(b, o | x, first_knob(b, MC_KK_BLOCK, -1));
     /* Unroll-and-jam 4 times, of every nest that takes it (each nest's
      * knobs form a group of their own): one seed. */

@@ -813,6 +813,149 @@ test_builtin__jam(void)
     mc_buf_release(&got);
 }
 
+/* A sweep and its copy-back fused with a lag (cfuse.h): a Jacobi
+ * stencil (rows y - 1 to y + 1 read: lag 1) inside a time loop, and a
+ * nest in '{' blocks that reads two rows back (lag 2), each printing the
+ * original's bits for grids of 3 to 8 by 2 to 8 and 0 to 2 steps (a
+ * sweep that runs zero times, or leaves fewer rows than the lag); a
+ * read that reaches back past the row's start into a row already copied,
+ * and a sweep that reads what it writes, are offered nothing. */
+static const char fuse[] =
+    "#include <stdio.h>\n"                                   /* 1 */
+    "void\n"                                                 /* 2 */
+    "sweep(int w, int h, int steps, float *u, float *v)\n"   /* 3 */
+    "{\n"                                                    /* 4 */
+    "    for (int s = 0; s < steps; s++) {\n"                /* 5 */
+    "        for (int y = 1; y < h - 1; y++)\n"              /* 6 */
+    "            for (int x = 1; x < w - 1; x++)\n"          /* 7 */
+    "                v[y * w + x] = 0.2f * (u[y * w + x] + u[y * w + x - 1] +\n"
+    "                                       u[y * w + x + 1] +\n"
+    "                                       u[(y - 1) * w + x] +\n"
+    "                                       u[(y + 1) * w + x]);\n"
+    "        for (int y = 1; y < h - 1; y++)\n"              /* 12 */
+    "            for (int x = 1; x < w - 1; x++)\n"          /* 13 */
+    "                u[y * w + x] = v[y * w + x];\n"         /* 14 */
+    "    }\n"                                                /* 15 */
+    "}\n"                                                    /* 16 */
+    "void\n"                                                 /* 17 */
+    "deep(int w, int h, int *a, int *b)\n"                   /* 18 */
+    "{\n"                                                    /* 19 */
+    "    for (int y = 2; y < h - 2; y++) {\n"                /* 20 */
+    "        for (int x = 0; x < w; x++)\n"                  /* 21 */
+    "            b[y * w + x] = a[(y - 2) * w + x] + a[(y + 2) * w + x];\n"
+    "    }\n"                                                /* 23 */
+    "    for (int y = 2; y < h - 2; y++) {\n"                /* 24 */
+    "        for (int x = 0; x < w; x++)\n"                  /* 25 */
+    "            a[y * w + x] = b[y * w + x];\n"             /* 26 */
+    "    }\n"                                                /* 27 */
+    "}\n"                                                    /* 28 */
+    "void\n"                                                 /* 29 */
+    "reach(int w, int h, int *a, int *b)\n"                  /* 30 */
+    "{\n"                                                    /* 31 */
+    "    for (int y = 2; y < h; y++)\n"                      /* 32 */
+    "        for (int x = 1; x < w; x++)\n"                  /* 33 */
+    "            b[y * w + x] = a[(y - 1) * w + x - 2];\n"   /* 34 */
+    "    for (int y = 2; y < h; y++)\n"                      /* 35 */
+    "        for (int x = 1; x < w; x++)\n"                  /* 36 */
+    "            a[y * w + x] = b[y * w + x];\n"             /* 37 */
+    "}\n"                                                    /* 38 */
+    "void\n"                                                 /* 39 */
+    "self(int w, int h, int *a, int *b)\n"                   /* 40 */
+    "{\n"                                                    /* 41 */
+    "    for (int y = 1; y < h; y++)\n"                      /* 42 */
+    "        for (int x = 1; x < w; x++)\n"                  /* 43 */
+    "            b[y * w + x] = a[y * w + x] + b[y * w + x - 1];\n"
+    "    for (int y = 1; y < h; y++)\n"                      /* 45 */
+    "        for (int x = 1; x < w; x++)\n"                  /* 46 */
+    "            a[y * w + x] = b[y * w + x];\n"             /* 47 */
+    "}\n"                                                    /* 48 */
+    "int\n"                                                  /* 49 */
+    "main(void)\n"                                           /* 50 */
+    "{\n"                                                    /* 51 */
+    "    static float u[100], v[100];\n"                     /* 52 */
+    "    static int a[100], b[100];\n"                       /* 53 */
+    "    double sum = 0;\n"                                  /* 54 */
+    "    for (int w = 3; w <= 8; w++)\n"                     /* 55 */
+    "        for (int h = 2; h <= 8; h++)\n"                 /* 56 */
+    "            for (int st = 0; st <= 2; st++) {\n"        /* 57 */
+    "                for (int i = 0; i < 100; i++) {\n"      /* 58 */
+    "                    u[i] = v[i] = (i * 7 % 11) / 3.0f;\n"
+    "                    a[i] = i * 5 % 13;\n"               /* 60 */
+    "                    b[i] = i % 3;\n"                    /* 61 */
+    "                }\n"                                    /* 62 */
+    "                sweep(w, h, st, u, v);\n"               /* 63 */
+    "                deep(w, h, a, b);\n"                    /* 64 */
+    "                reach(w, h, a, b);\n"                   /* 65 */
+    "                self(w, h, a, b);\n"                    /* 66 */
+    "                for (int i = 0; i < 100; i++)\n"        /* 67 */
+    "                    sum += u[i] * (i % 7) + a[i] * (i % 5) + b[i];\n"
+    "            }\n"                                        /* 69 */
+    "    printf(\"%a\\n\", sum);\n"                          /* 70 */
+    "    return 0;\n"                                        /* 71 */
+    "}\n";                                                   /* 72 */
+
+static void
+test_builtin__fuse(void)
+{
+    struct mc_builtin b;
+    struct mc_buf r = MC_BUF_INIT, want = MC_BUF_INIT, got = MC_BUF_INIT;
+    unsigned long tag;
+    size_t i;
+    char *text;
+
+    if (!ok(!setup(&b, "fuse.c", "gcc", "-O2", NULL, 0, fuse), "setup"))
+        return;
+    render(&b, "fuse(y)@L6", fuse, &r);
+    contains(r.s, "        for (int y = 1; y < h - 1; y++) {\n",
+             "the sweep's body gets a block");
+    contains(r.s, "u[(y + 1) * w + x]); if (y - 1 >= (1)) for (int x = 1; "
+                  "x < w - 1; x++) u[(y - 1) * w + x] = v[(y - 1) * w + x]; "
+                  "}\n",
+             "row y - 1 copied once row y is computed, on the sweep's last "
+             "line");
+    contains(r.s, "        for (int y = (int)((long long)(h - 1) - 1 > (1) ? "
+                  "(long long)(h - 1) - 1 : (1)); y < h - 1; y++)\n",
+             "the copy nest copies the last row only");
+    contains(r.s, "float *__restrict u, float *__restrict v)",
+             "restrict: u and v may overlap");
+    render(&b, "fuse(y)@L20", fuse, &r);
+    contains(r.s, "a[(y + 2) * w + x]; if (y - 2 >= (2)) for (int x = 0; "
+                  "x < w; x++) a[(y - 2) * w + x] = b[(y - 2) * w + x];\n",
+             "two rows back: lag 2, in the block there was");
+    ok(mc_builtin_knob(&b, "fuse(y)@L32") < 0,
+       "a read two columns back reaches a row already copied: nothing");
+    ok(mc_builtin_knob(&b, "fuse(y)@L42") < 0,
+       "a sweep that reads what it writes: nothing");
+    i = (size_t)mc_builtin_knob(&b, "fuse(y)@L6");
+    ok(mc_builtin_rewrites(&b, 1ul << i) && b.knob[i].risk == 2,
+       "fusion is a rewrite, blamed first");
+    for (i = 0; i < b.nseeds && !(b.seeds[i] & 1ul << mc_builtin_knob(
+                                      &b, "fuse(y)@L6"));
+         i++)
+        ;
+    ok(i < 4, "a seed among the first four fuses the first sweep");
+    tag = 1ul << mc_builtin_knob(&b, "fuse(y)@L20");
+    for (i = 0; i < b.nknobs; i++)
+        if (b.knob[i].kind == MC_KK_JAM &&
+            b.knob[i].group == b.knob[mc_builtin_knob(&b, "fuse(y)@L20")]
+                                   .group)
+            tag |= 1ul << i;
+    ok(tag != (1ul << mc_builtin_knob(&b, "fuse(y)@L20")) ||
+           mc_builtin_knob(&b, "jam4(y)@L24") < 0,
+       "the copy nest's unroll-and-jam, where there is one, excludes the "
+       "fusion");
+    ok(build_run("fuse-orig.c", fuse, &want), "the original runs");
+    render(&b, "fuse(y)@L6+fuse(y)@L20+unroll(8)@L7", fuse, &r);
+    text = mc_strdup(r.s);
+    ok(build_run("fuse1.c", text, &got) && !strcmp(want.s, got.s),
+       "fused, it prints the original's bits");
+    mc_free(text);
+    mc_builtin_release(&b);
+    mc_buf_release(&r);
+    mc_buf_release(&want);
+    mc_buf_release(&got);
+}
+
 int
 main(void)
 {
@@ -835,6 +978,7 @@ main(void)
     TAP_RUN(test_builtin__block_seed_with_isa);
     TAP_RUN(test_builtin__restrict_seed_with_errno);
     TAP_RUN(test_builtin__jam);
+    TAP_RUN(test_builtin__fuse);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);

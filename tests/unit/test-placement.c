@@ -255,8 +255,8 @@ setup(struct mc_builtin *b, const char *path, const char *cc,
 
 /* The knob sets to try on B: each knob alone, each seed, and each
  * rewrite of a loop's header (interchange, scalar replacement, blocking,
- * unroll-and-jam) with each loop knob, the latter two with each restrict knob, into
- * TAGS (at most MAX); returns how many. */
+ * unroll-and-jam, fusion) with each loop knob, all but interchange with
+ * each restrict knob, into TAGS (at most MAX); returns how many. */
 static size_t
 knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
 {
@@ -270,7 +270,8 @@ knob_sets(const struct mc_builtin *b, unsigned long *tags, size_t max)
         for (j = 0; (b->knob[i].kind == MC_KK_INTERCHANGE ||
                      b->knob[i].kind == MC_KK_SCALAR ||
                      b->knob[i].kind == MC_KK_BLOCK ||
-                     b->knob[i].kind == MC_KK_JAM) &&
+                     b->knob[i].kind == MC_KK_JAM ||
+                     b->knob[i].kind == MC_KK_FUSE) &&
                     j < b->nknobs && n < max;
              j++)
             if (b->knob[j].kind == MC_KK_LOOP ||
