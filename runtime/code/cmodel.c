@@ -295,6 +295,50 @@ count_math(const char *c, size_t from, size_t to)
     return (int)n;
 }
 
+/* Whether errno_math[F] takes two arguments. */
+static int
+two_args(size_t f)
+{
+    static const char *const two[] = {"pow", "atan2", "hypot", "fmod"};
+    size_t i;
+
+    for (i = 0; i < MC_ARRAY_SIZE(two); i++)
+        if (!strcmp(errno_math[f], two[i]))
+            return 1;
+    return 0;
+}
+
+void
+mc_cmodel_math_decls(const char *c, size_t len, struct mc_buf *out)
+{
+    static const char *const suffix[] = {"", "f", "l"};
+    static const char *const type[] = {"double", "float", "long double"};
+    size_t f, s, i, j;
+    int any = 0;
+    char name[16];
+
+    for (f = 0; f < MC_ARRAY_SIZE(errno_math); f++)
+        for (s = 0; s < MC_ARRAY_SIZE(suffix); s++) {
+            snprintf(name, sizeof(name), "%s%s", errno_math[f], suffix[s]);
+            for (i = 0; i < len; i++) {
+                if (!mc_ctext_word_at(c, len, i, name))
+                    continue;
+                j = mc_cmodel_skip_space(c, len, i + strlen(name));
+                if (j < len && c[j] == '(')
+                    break;
+            }
+            if (i == len)
+                continue;
+            if (!any++)
+                mc_buf_adds(out, "#ifndef __cplusplus\n");
+            mc_buf_addf(out, "%s %s(%s%s%s) __attribute__((__const__));\n",
+                        type[s], name, type[s], two_args(f) ? ", " : "",
+                        two_args(f) ? type[s] : "");
+        }
+    if (any)
+        mc_buf_adds(out, "#endif\n");
+}
+
 int
 mc_cmodel_has_loop(const char *c, size_t from, size_t to)
 {

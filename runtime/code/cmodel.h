@@ -25,6 +25,7 @@
 #define MC_CMODEL_H
 
 #include <stddef.h>
+#include "buf.h"
 #include "status.h"
 #include "ctext.h"
 
@@ -129,6 +130,20 @@ size_t mc_cmodel_skip_space(const char *c, size_t len, size_t i);
 
 /* Whether the word W occurs as a whole word in C[FROM, TO). */
 int mc_cmodel_has_word(const char *c, size_t from, size_t to, const char *w);
+
+/*
+ * Declarations into OUT, for C (not C++), of the <math.h> functions that
+ * may set errno and that C (LEN bytes) calls, each with
+ * __attribute__((__const__)): `#ifndef __cplusplus`, a line per
+ * function (`double sqrt(double) __attribute__((__const__));`),
+ * `#endif`; nothing when it calls none. GCC decides whether such a
+ * call may set errno when it declares the built-in, from the command
+ * line's -fmath-errno: `#pragma GCC optimize ("no-math-errno")` leaves
+ * a loop that calls sqrt scalar, while a const declaration of sqrt lets
+ * it vectorize with the same values. (C++ declares them noexcept, which
+ * a redeclaration would have to match.)
+ */
+void mc_cmodel_math_decls(const char *c, size_t len, struct mc_buf *out);
 
 /* Whether C[FROM, TO) holds a loop keyword (for, while, do). */
 int mc_cmodel_has_loop(const char *c, size_t from, size_t to);

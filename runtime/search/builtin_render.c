@@ -387,6 +387,10 @@ file_pragmas(const struct mc_builtin *b, unsigned long tag,
     }
     if (any)
         mc_buf_adds(out, ")\n");
+    /* The pragma alone does not free a loop that calls sqrt from errno:
+     * the built-ins were declared under the command line's flags. */
+    if (tag & mc_builtin_bit(b, "no-math-errno"))
+        mc_cmodel_math_decls(b->blank, b->len, out);
     for (i = 0; i < b->nknobs; i++)
         if ((tag >> i & 1) && b->knob[i].kind == MC_KK_ISA && b->arch[0])
             mc_buf_addf(out, "#pragma GCC target (\"arch=%s\")\n", b->arch);

@@ -195,6 +195,11 @@ test_builtin__model(void)
 static void
 test_builtin__file_options(void)
 {
+    static const char errno_top[] =
+        "#pragma GCC optimize (\"no-math-errno\")\n"
+        "#ifndef __cplusplus\n"
+        "double sqrt(double) __attribute__((__const__));\n"
+        "#endif\n#line 1\n#include <stdio.h>\n";
     struct mc_builtin b;
     struct mc_buf r = MC_BUF_INIT;
 
@@ -202,9 +207,8 @@ test_builtin__file_options(void)
         return;
     ok(mc_builtin_knob(&b, "O3") >= 0, "O3 under -O2");
     render(&b, "no-math-errno", gemm, &r);
-    ok(!strncmp(r.s, "#pragma GCC optimize (\"no-math-errno\")\n#line 1\n"
-                     "#include <stdio.h>\n", 56),
-       "no-math-errno at the top, then #line 1");
+    ok(!strncmp(r.s, errno_top, strlen(errno_top)),
+       "no-math-errno at the top, with sqrt declared const, then #line 1");
     render(&b, "O3+loop-nest-optimize", gemm, &r);
     contains(r.s, "#pragma GCC optimize (\"O3\", \"loop-nest-optimize\")\n",
              "GCC's polyhedral optimizer beside O3");
@@ -602,6 +606,28 @@ test_builtin__block_seed_with_isa(void)
     mc_builtin_release(&b);
 }
 
+/* Whether GCC at -O2 reports a loop of FILE vectorized at a place that
+ * holds AT (":LINE:"). */
+static int
+vectorized(const char *file, const char *at)
+{
+    struct mc_buf out = MC_BUF_INIT;
+    char cmd[256];
+    FILE *p;
+    int c, yes;
+
+    snprintf(cmd, sizeof(cmd),
+             "gcc -O2 -fopt-info-vec-optimized -c -o /dev/null %s 2>&1", file);
+    if (!(p = popen(cmd, "r")))
+        return 0;
+    while ((c = fgetc(p)) != EOF)
+        mc_buf_addc(&out, (char)c);
+    yes = pclose(p) == 0 && out.s && strstr(out.s, at) &&
+          strstr(strstr(out.s, at), "loop vectorized");
+    mc_buf_release(&out);
+    return yes;
+}
+
 /* A loop that calls sqrt and writes through pointers that may alias
  * what it reads: errno and aliasing each keep it scalar, so the seed
  * with restrict carries no-math-errno too. */
@@ -620,18 +646,30 @@ test_builtin__restrict_seed_with_errno(void)
         "        }\n"
         "}\n";
     struct mc_builtin b;
-    unsigned long e, r;
+    struct mc_buf r = MC_BUF_INIT;
+    unsigned long e, rs;
     size_t i;
 
     if (!ok(!setup_opts(&b, "pull.c", "gcc", "-O2", NULL, 0, NULL, 0, pull),
             "setup"))
         return;
     e = mc_builtin_bit(&b, "no-math-errno");
-    r = mc_builtin_bit(&b, "restrict@pull");
-    for (i = 0; i < b.nseeds && (b.seeds[i] & (e | r)) != (e | r); i++)
+    rs = mc_builtin_bit(&b, "restrict@pull");
+    for (i = 0; i < b.nseeds && (b.seeds[i] & (e | rs)) != (e | rs); i++)
         ;
-    ok(e && r && i < 4, "restrict and no-math-errno together in the first "
+    ok(e && rs && i < 4, "restrict and no-math-errno together in the first "
                         "four seeds");
+    render(&b, "O3+no-math-errno+restrict@pull", pull, &r);
+    contains(r.s, "#ifndef __cplusplus\n"
+                  "double sqrt(double) __attribute__((__const__));\n"
+                  "#endif\n",
+             "sqrt declared const: the pragma alone leaves it setting errno");
+    write_file("pull-errno.c", r.s);
+    ok(vectorized("pull-errno.c", ":6:"), "so the j loop vectorizes");
+    render(&b, "O3+restrict@pull", pull, &r);
+    write_file("pull-plain.c", r.s);
+    ok(!vectorized("pull-plain.c", ":6:"), "and without it, it does not");
+    mc_buf_release(&r);
     mc_builtin_release(&b);
 }
 
