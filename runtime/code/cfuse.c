@@ -375,7 +375,7 @@ mc_cfuse_text(const char *c, const struct mc_cmodel *m,
     const char *y = m->loop[f->sweep].var;
 
     if (f->lag)
-        mc_buf_addf(out, " if (%s - %d >= (%.*s))", y, f->lag,
+        mc_buf_addf(out, " if ((long long)%s - %d >= (%.*s))", y, f->lag,
                     (int)(f->sb.lo_end - f->sb.lo), c + f->sb.lo);
     one_line(c, ci->kw, ci->end, y, f->lag, out);
     if (!mc_cfuse_block(c, m, f))

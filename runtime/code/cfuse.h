@@ -22,7 +22,7 @@
  *
  *     for (int Y = LO; Y < HI; Y++) {
  *         for (int X = L2; X < H2; X++) V[Y * W + X] = EXPR;
- *         if (Y - LAG >= (LO)) COPY-NEST'S INNER LOOP, Y as (Y - LAG) }
+ *         if (Y - LAG >= LO) COPY-NEST'S INNER LOOP, Y as (Y - LAG) }
  *     for (int Y = MAX(HI - LAG, LO); Y < HI; Y++) ... as it was
  *
  * Every element gets the original's value: EXPR reads no element that
@@ -81,10 +81,10 @@ int mc_cfuse_nest(const char *c, size_t len, const struct mc_cmodel *m,
 
 /*
  * The text that goes right after the sweep's inner loop into OUT, on
- * one line, from C (the blanked text F was read from): ` if (Y - LAG >=
- * (LO))` and the copy's inner loop with Y as (Y - LAG), then " }" when
- * the sweep's body was no block (the caller puts " {" after the sweep's
- * header: mc_cfuse_block()).
+ * one line, from C (the blanked text F was read from): ` if ((long
+ * long)Y - LAG >= (LO))` (none when LAG is 0) and the copy's inner loop
+ * with Y as (Y - LAG), then " }" when the sweep's body was no block
+ * (the caller puts " {" after the sweep's header: mc_cfuse_block()).
  */
 void mc_cfuse_text(const char *c, const struct mc_cmodel *m,
                    const struct mc_cfuse *f, struct mc_buf *out);

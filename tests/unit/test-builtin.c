@@ -866,10 +866,10 @@ static const char fuse[] =
     "    for (int s = 0; s < steps; s++) {\n"                /* 5 */
     "        for (int y = 1; y < h - 1; y++)\n"              /* 6 */
     "            for (int x = 1; x < w - 1; x++)\n"          /* 7 */
-    "                v[y * w + x] = 0.2f * (u[y * w + x] + u[y * w + x - 1] +\n"
-    "                                       u[y * w + x + 1] +\n"
-    "                                       u[(y - 1) * w + x] +\n"
-    "                                       u[(y + 1) * w + x]);\n"
+    "                v[y * w + x] = 0.2f * (u[y * w + x] +\n"    /* 8 */
+    "                    u[y * w + x - 1] +\n"                  /* 9 */
+    "                    u[y * w + x + 1] + u[(y - 1) * w + x] +\n"
+    "                    u[(y + 1) * w + x]);\n"                /* 11 */
     "        for (int y = 1; y < h - 1; y++)\n"              /* 12 */
     "            for (int x = 1; x < w - 1; x++)\n"          /* 13 */
     "                u[y * w + x] = v[y * w + x];\n"         /* 14 */
@@ -946,9 +946,9 @@ test_builtin__fuse(void)
     render(&b, "fuse(y)@L6", fuse, &r);
     contains(r.s, "        for (int y = 1; y < h - 1; y++) {\n",
              "the sweep's body gets a block");
-    contains(r.s, "u[(y + 1) * w + x]); if (y - 1 >= (1)) for (int x = 1; "
-                  "x < w - 1; x++) u[(y - 1) * w + x] = v[(y - 1) * w + x]; "
-                  "}\n",
+    contains(r.s, "u[(y + 1) * w + x]); if ((long long)y - 1 >= (1)) "
+                  "for (int x = 1; x < w - 1; x++) "
+                  "u[(y - 1) * w + x] = v[(y - 1) * w + x]; }\n",
              "row y - 1 copied once row y is computed, on the sweep's last "
              "line");
     contains(r.s, "        for (int y = (int)((long long)(h - 1) - 1 > (1) ? "
@@ -957,8 +957,9 @@ test_builtin__fuse(void)
     contains(r.s, "float *__restrict u, float *__restrict v)",
              "restrict: u and v may overlap");
     render(&b, "fuse(y)@L20", fuse, &r);
-    contains(r.s, "a[(y + 2) * w + x]; if (y - 2 >= (2)) for (int x = 0; "
-                  "x < w; x++) a[(y - 2) * w + x] = b[(y - 2) * w + x];\n",
+    contains(r.s, "a[(y + 2) * w + x]; if ((long long)y - 2 >= (2)) "
+                  "for (int x = 0; x < w; x++) "
+                  "a[(y - 2) * w + x] = b[(y - 2) * w + x];\n",
              "two rows back: lag 2, in the block there was");
     ok(mc_builtin_knob(&b, "fuse(y)@L32") < 0,
        "a read two columns back reaches a row already copied: nothing");
