@@ -20,19 +20,6 @@ skip(const char *c, size_t to, size_t i)
     return mc_cmodel_skip_space(c, to, i);
 }
 
-/* The length of the name that starts at C[W] (0 for a number). */
-static size_t
-name_len(const char *c, size_t w)
-{
-    size_t n = 0;
-
-    if (isdigit((unsigned char)c[w]))
-        return 0;
-    while (IDENT(c[w + n]))
-        n++;
-    return n;
-}
-
 /* Whether C[*I, TO) starts with the operator P (not the first character
  * of a longer one, "++" or "->"), past blanks; *I then past it. */
 static int
@@ -121,7 +108,7 @@ element(const char *c, size_t to, size_t *i, size_t *at, size_t *n, size_t *s,
 {
     size_t j = skip(c, to, *i), close;
 
-    if (!(*n = name_len(c, j)))
+    if (!(*n = mc_ctext_name_len(c, j)))
         return 0;
     *at = j;
     j = skip(c, to, j + *n);
@@ -218,7 +205,7 @@ sweep_statement(const char *c, size_t s, size_t e, const struct names *nm,
     for (; i < e; i++) {
         if (!IDENT(c[i]) || IDENT(c[i - 1]))
             continue;
-        n = name_len(c, i);
+        n = mc_ctext_name_len(c, i);
         if (n == vn && !strncmp(c + i, c + v_, n))
             return 0;
         if (n == un && !strncmp(c + i, c + u, n)) {
@@ -306,7 +293,7 @@ mc_cfuse_nest(const char *c, size_t len, const struct mc_cmodel *m, int inner,
     nm.y = m->loop[f->sweep].var;
     nm.x = in->var;
     nm.w = skip(c, ib.hi_end, ib.hi);
-    nm.wn = name_len(c, nm.w);
+    nm.wn = mc_ctext_name_len(c, nm.w);
     i = nm.w + nm.wn;
     if (!nm.wn ||
         (punct(c, ib.hi_end, &i, "-") && !number(c, ib.hi_end, &i, &k)) ||
@@ -326,7 +313,7 @@ mc_cfuse_nest(const char *c, size_t len, const struct mc_cmodel *m, int inner,
         if (!mc_cscalar_body(c, m, inner, &sc) || sc.other_write)
             return 0;
         for (i = 0; i < sc.n; i++)
-            if (sc.written[i] && (name_len(c, sc.base[i]) != vn ||
+            if (sc.written[i] && (mc_ctext_name_len(c, sc.base[i]) != vn ||
                                   strncmp(c + sc.base[i], c + v, vn)))
                 return 0;
     }
@@ -350,7 +337,7 @@ one_line(const char *c, size_t from, size_t to, const char *y, int lag,
     mc_buf_addc(out, ' ');
     for (i = from; i < to; i++) {
         if (IDENT(c[i]) && (i == from || !IDENT(c[i - 1]))) {
-            n = name_len(c, i);
+            n = mc_ctext_name_len(c, i);
             if (!n)
                 while (IDENT(c[i + n]))
                     n++;

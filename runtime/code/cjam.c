@@ -23,19 +23,6 @@ skip(const char *c, size_t to, size_t i)
     return mc_cmodel_skip_space(c, to, i);
 }
 
-/* The length of the name that starts at C[W] (0 for a number). */
-static size_t
-name_len(const char *c, size_t w)
-{
-    size_t n = 0;
-
-    if (isdigit((unsigned char)c[w]))
-        return 0;
-    while (IDENT(c[w + n]))
-        n++;
-    return n;
-}
-
 static int
 type_word(const char *c, size_t w, size_t n)
 {
@@ -68,7 +55,7 @@ names_local(const char *c, const struct mc_cjam *j, size_t from, size_t to)
     for (i = from; i < to; i++) {
         if (!IDENT(c[i]) || (i > from && IDENT(c[i - 1])))
             continue;
-        n = name_len(c, i);
+        n = mc_ctext_name_len(c, i);
         if (n && local_of(c, j, i, n) >= 0)
             return 1;
     }
@@ -83,14 +70,13 @@ statements(const char *c, size_t from, size_t to, int decl, struct mc_cjam *j)
     size_t s, e, i, w, n, op;
     int r;
 
-    for (s = from; (r = mc_cscalar_statement(c, to, &s, &e)) > 0;
-         s = e + 1) {
-        if (!(n = name_len(c, s)))
+    for (s = from; (r = mc_cscalar_statement(c, to, &s, &e)) > 0; s = e + 1) {
+        if (!(n = mc_ctext_name_len(c, s)))
             return 0;
         if (type_word(c, s, n)) {
-            for (w = s; type_word(c, w, name_len(c, w));)
-                w = skip(c, e, w + name_len(c, w));
-            n = name_len(c, w);
+            for (w = s; type_word(c, w, mc_ctext_name_len(c, w));)
+                w = skip(c, e, w + mc_ctext_name_len(c, w));
+            n = mc_ctext_name_len(c, w);
             op = skip(c, e, w + n);
             if (!decl || !n || j->nlocal == MC_CJAM_LOCALS ||
                 local_of(c, j, w, n) >= 0 || c[op] != '=' ||
@@ -158,7 +144,7 @@ static int
 written_ok(const char *c, const struct mc_cjam *j, size_t w, size_t end,
            int in_body, const char *v, const char *w_)
 {
-    size_t i = skip(c, end, w + name_len(c, w)), close;
+    size_t i = skip(c, end, w + mc_ctext_name_len(c, w)), close;
     int inj_v = 0, inj_w = 0, names_v = 0;
 
     while (i < end && c[i] == '[') {
@@ -177,9 +163,9 @@ written_ok(const char *c, const struct mc_cjam *j, size_t w, size_t end,
 static int
 same_name(const char *c, size_t a, size_t b)
 {
-    size_t n = name_len(c, a);
+    size_t n = mc_ctext_name_len(c, a);
 
-    return n && n == name_len(c, b) && !strncmp(c + a, c + b, n);
+    return n && n == mc_ctext_name_len(c, b) && !strncmp(c + a, c + b, n);
 }
 
 /* The arrays of the three parts (PRE, the inner body, POST) checked
@@ -215,7 +201,8 @@ writes(const char *c, size_t len, const struct mc_cfunc *f,
                          !written_ok(c, j, part[q].base[l], part[q].end[l],
                                      q == 1, v, w_)))
                         return 0;
-            if (mc_cscalar_param(c, f, x, name_len(c, x), &pf, &pt) < 1)
+            if (mc_cscalar_param(c, f, x, mc_ctext_name_len(c, x), &pf, &pt) <
+                1)
                 return 0;
             if (wrote && !same_name(c, x, first))
                 other = 1; /* two arrays written: they may overlap */
@@ -227,7 +214,7 @@ writes(const char *c, size_t len, const struct mc_cfunc *f,
         for (k = 0; k < part[p].n; k++)
             if (part[p].written[k] &&
                 (mc_cscalar_param(c, f, part[p].base[k],
-                                  name_len(c, part[p].base[k]), &pf,
+                                  mc_ctext_name_len(c, part[p].base[k]), &pf,
                                   &pt) < 1 ||
                  !mc_cmodel_object_pointer(c, len, pf, pt)))
                 return 0;
@@ -247,7 +234,7 @@ bound(const char *c, const struct mc_cmodel *m, int outer, size_t from,
     for (i = from; i < to; i++) {
         if (!IDENT(c[i]) || (i > from && IDENT(c[i - 1])))
             continue;
-        if (!(n = name_len(c, i)))
+        if (!(n = mc_ctext_name_len(c, i)))
             continue;
         for (up = 0, a = m->loop[outer].parent; a >= 0 && !up;
              a = m->loop[a].parent)
@@ -336,10 +323,10 @@ copy(const char *c, const struct mc_cjam *j, const char *v, size_t from,
         if (IDENT(c[i]) && (i == from || !IDENT(c[i - 1]))) {
             for (n = 0; i + n < to && IDENT(c[i + n]); n++)
                 ;
-            if (k && name_len(c, i) == n && strlen(v) == n &&
+            if (k && mc_ctext_name_len(c, i) == n && strlen(v) == n &&
                 !strncmp(c + i, v, n))
                 mc_buf_addf(out, "(%s + %d)", v, k);
-            else if (name_len(c, i) == n && local_of(c, j, i, n) >= 0)
+            else if (mc_ctext_name_len(c, i) == n && local_of(c, j, i, n) >= 0)
                 mc_buf_addf(out, "mc_uj%d_%.*s", k, (int)n, c + i);
             else
                 mc_buf_add(out, c + i, n);

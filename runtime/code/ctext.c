@@ -112,6 +112,18 @@ mc_ctext_word_at(const char *c, size_t len, size_t i, const char *w)
             !(isalnum((unsigned char)c[i + n]) || c[i + n] == '_'));
 }
 
+size_t
+mc_ctext_name_len(const char *c, size_t w)
+{
+    size_t n = 0;
+
+    if (isdigit((unsigned char)c[w]))
+        return 0;
+    while (isalnum((unsigned char)c[w + n]) || c[w + n] == '_')
+        n++;
+    return n;
+}
+
 /* I past the blanks at C[I]. */
 static size_t
 skip_space(const char *c, size_t len, size_t i)

@@ -27,6 +27,10 @@ char *mc_ctext_blank(const char *text, size_t len);
 /* Whether the whole word W starts at C[I] (C has LEN bytes). */
 int mc_ctext_word_at(const char *c, size_t len, size_t i, const char *w);
 
+/* The length of the name that starts at C[W], 0 for a number or no
+ * name (C ends in a byte that is no letter, digit or '_'). */
+size_t mc_ctext_name_len(const char *c, size_t w);
+
 /* The offset just past the bracket that closes the OPEN at C[I] (C has
  * LEN bytes), or LEN when it is not closed. */
 size_t mc_ctext_match(const char *c, size_t len, size_t i, char open,
