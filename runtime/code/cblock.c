@@ -342,7 +342,7 @@ mc_cblock_nest(const char *c, size_t len, const struct mc_cmodel *m,
         bk->loop[k] = chain[d - 1 - k];
     for (k = 0; k < d; k++) {
         const struct mc_cloop *l = &m->loop[bk->loop[k]];
-        if (!l->plain || !l->var[0] ||
+        if (!l->plain || l->pragma || !l->var[0] ||
             mc_cmodel_line(m, l->head_end - 1) != l->line ||
             !header(c, l, bk, k) ||
             !mc_cblock_bound(c, f, bk->b[k].lo, bk->b[k].lo_end) ||

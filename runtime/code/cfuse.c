@@ -268,8 +268,9 @@ mc_cfuse_nest(const char *c, size_t len, const struct mc_cmodel *m, int inner,
     f->sweep = in->parent;
     f->sweep_in = inner;
     f->copy = loop_at(m, skip(c, len, m->loop[f->sweep].end));
-    if (f->copy < 0 || m->loop[f->copy].parent != m->loop[f->sweep].parent)
-        return 0;
+    if (f->copy < 0 || m->loop[f->copy].parent != m->loop[f->sweep].parent ||
+        m->loop[f->sweep].pragma || m->loop[f->copy].pragma)
+        return 0; /* `#pragma omp for` on the sweep: rows in parallel */
     for (i = 0, f->copy_in = -1; i < m->nloop; i++)
         if (m->loop[i].parent == f->copy)
             f->copy_in = (int)i;

@@ -263,7 +263,7 @@ mc_cjam_nest(const char *c, size_t len, const struct mc_cmodel *m, int inner,
         strstr(c, "mc_uj"))
         return 0;
     o = &m->loop[in->parent];
-    if (!o->plain || !o->var[0] || !strcmp(o->var, in->var) ||
+    if (!o->plain || o->pragma || !o->var[0] || !strcmp(o->var, in->var) ||
         mc_cmodel_line(m, o->head_end - 1) != o->line ||
         mc_cmodel_line(m, in->head_end - 1) != in->line ||
         !mc_cblock_header(c, o, &j->ob) || !mc_cblock_header(c, in, &ib) ||

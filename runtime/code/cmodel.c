@@ -683,6 +683,24 @@ has_condition(const char *c, size_t head, size_t end)
     return !semi;
 }
 
+/* Whether a #pragma line comes before line LINE of C with only lines
+ * blank in C (comments, directives, branches not read) between. */
+static int
+pragma_before(const struct mc_cmodel *m, const char *c,
+              const struct mc_ctext_pp *pp, size_t line)
+{
+    size_t l, i;
+
+    for (l = line; l-- > 1;) {
+        if (l < pp->nlines + 1 && pp->directive[l] == 2)
+            return 1;
+        for (i = m->line_off[l]; i < m->line_off[l + 1]; i++)
+            if (!isspace((unsigned char)c[i]))
+                return 0;
+    }
+    return 0;
+}
+
 void
 mc_cmodel_place(struct mc_cmodel *m, const char *c,
                 const struct mc_ctext_pp *pp)
@@ -707,6 +725,7 @@ mc_cmodel_place(struct mc_cmodel *m, const char *c,
         size_t end = mc_cmodel_line(m, lp->end - 1);
 
         lp->plain = !pp->tangled && one_branch(pp, lp->line, end);
+        lp->pragma = pragma_before(m, c, pp, lp->line);
         lp->placeable =
             !pp->tangled && lp->first_on_line &&
             lp->end > lp->head_end &&

@@ -60,6 +60,10 @@ struct mc_cloop {
     int placeable;         /* a pragma line may go before LINE
                             * (mc_cmodel_place()) */
     int plain;             /* no directive line from LINE to its end */
+    int pragma;            /* the user's #pragma before it, with only
+                            * blank lines, comments and other directives
+                            * between (omp for, ...): a rewrite of the
+                            * loop could break what it says */
 };
 
 struct mc_cbranch {

@@ -383,8 +383,11 @@ mc_ctext_pp(const char *text, size_t len, char *c, struct mc_ctext_pp *pp)
 
         for (k = i; k < len && text[k] != '\n'; k++)
             ;
-        if (pp->directive[line] && head)
+        if (pp->directive[line] && head) {
             directive_word(text, len, i, w, sizeof(w), &zero);
+            if (!strcmp(w, "pragma"))
+                pp->directive[line] = 2;
+        }
         head = !pp->directive[line] || k == i || text[k - 1] != '\\';
         if (!strcmp(w, "if") || !strcmp(w, "ifdef") ||
             !strcmp(w, "ifndef")) {

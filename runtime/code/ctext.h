@@ -49,7 +49,8 @@ size_t mc_ctext_skip_statement(const char *c, size_t len, size_t i);
  * every branch of every conditional has a number of its own, so two
  * lines are compiled together when their numbers are equal), and
  * DIRECTIVE[L] whether line L is (part of) a directive, its
- * continuation lines included. TANGLED says that the conditionals or
+ * continuation lines included: 2 for the first line of a #pragma, 1
+ * for the others. TANGLED says that the conditionals or
  * the braces of the kept text (below) do not nest: a reading of the
  * code's structure is then unsure.
  */

@@ -475,7 +475,7 @@ interchange_knobs(struct mc_builtin *b)
             lines_ok &= b->ok[l];
         /* No directive inside the nest, and its inner loop takes a
          * pragma after the rewrite as before it. */
-        lines_ok &= o->plain && n->placeable;
+        lines_ok &= o->plain && n->placeable && !o->pragma && !n->pragma;
         if (!lines_ok || mc_cmodel_line(m, o->head_end - 1) != o->line ||
             mc_cmodel_line(m, n->head_end - 1) != n->line)
             continue;

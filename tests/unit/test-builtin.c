@@ -995,6 +995,59 @@ test_builtin__fuse(void)
     mc_buf_release(&got);
 }
 
+/* The user's #pragma before a loop (omp for: its iterations run in
+ * parallel) keeps the rewrites off that loop: an interchange would give
+ * the pragma another loop, unroll-and-jam and blocking another header,
+ * and a fusion would copy rows that another thread still reads. The same
+ * text with a blank line for the pragma gets them. */
+static void
+test_builtin__user_pragma(void)
+{
+    static const char with[] =
+        "void\n"
+        "colsum(int n, double *c, const double *a)\n"
+        "{\n"
+        "#pragma omp parallel for\n"
+        "    for (int j = 0; j < n; j++)\n"
+        "        for (int k = 0; k < n; k++)\n"
+        "            c[j] += a[k * n + j];\n"
+        "}\n"
+        "void\n"
+        "relax(int w, int h, int *a, int *b)\n"
+        "{\n"
+        "#pragma omp parallel for\n"
+        "\n"
+        "    for (int y = 1; y < h; y++) /* after a blank line */\n"
+        "        for (int x = 1; x < w; x++)\n"
+        "            b[y * w + x] = a[y * w + x] + a[(y - 1) * w + x];\n"
+        "    for (int y = 1; y < h; y++)\n"
+        "        for (int x = 1; x < w; x++)\n"
+        "            a[y * w + x] = b[y * w + x];\n"
+        "}\n";
+    static const char *const labels[] = {"interchange(j,k)@L5", "jam4(j)@L5",
+                                         "fuse(y)@L14"};
+    char *without = mc_strdup(with), *p, msg[64];
+    struct mc_builtin b;
+    size_t i;
+
+    while ((p = strstr(without, "#pragma omp parallel for")) != NULL)
+        memset(p, ' ', strlen("#pragma omp parallel for"));
+    if (!ok(!setup(&b, "par.c", "gcc", "-O2", NULL, 0, without), "setup"))
+        goto out;
+    for (i = 0; i < MC_ARRAY_SIZE(labels); i++)
+        ok(mc_builtin_knob(&b, labels[i]) >= 0, labels[i]);
+    mc_builtin_release(&b);
+    if (!ok(!setup(&b, "par.c", "gcc", "-O2", NULL, 0, with), "setup"))
+        goto out;
+    for (i = 0; i < MC_ARRAY_SIZE(labels); i++) {
+        snprintf(msg, sizeof(msg), "with omp for, no %s", labels[i]);
+        ok(mc_builtin_knob(&b, labels[i]) < 0, msg);
+    }
+    mc_builtin_release(&b);
+out:
+    mc_free(without);
+}
+
 int
 main(void)
 {
@@ -1018,6 +1071,7 @@ main(void)
     TAP_RUN(test_builtin__restrict_seed_with_errno);
     TAP_RUN(test_builtin__jam);
     TAP_RUN(test_builtin__fuse);
+    TAP_RUN(test_builtin__user_pragma);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         printf("# cannot remove %s\n", dir);
