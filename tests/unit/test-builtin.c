@@ -937,7 +937,6 @@ test_builtin__fuse(void)
 {
     struct mc_builtin b;
     struct mc_buf r = MC_BUF_INIT, want = MC_BUF_INIT, got = MC_BUF_INIT;
-    unsigned long tag;
     size_t i;
     char *text;
 
@@ -973,16 +972,6 @@ test_builtin__fuse(void)
          i++)
         ;
     ok(i < 4, "a seed among the first four fuses the first sweep");
-    tag = 1ul << mc_builtin_knob(&b, "fuse(y)@L20");
-    for (i = 0; i < b.nknobs; i++)
-        if (b.knob[i].kind == MC_KK_JAM &&
-            b.knob[i].group == b.knob[mc_builtin_knob(&b, "fuse(y)@L20")]
-                                   .group)
-            tag |= 1ul << i;
-    ok(tag != (1ul << mc_builtin_knob(&b, "fuse(y)@L20")) ||
-           mc_builtin_knob(&b, "jam4(y)@L24") < 0,
-       "the copy nest's unroll-and-jam, where there is one, excludes the "
-       "fusion");
     ok(build_run("fuse-orig.c", fuse, &want), "the original runs");
     render(&b, "fuse(y)@L6+fuse(y)@L20+unroll(8)@L7", fuse, &r);
     text = mc_strdup(r.s);
