@@ -480,8 +480,8 @@ test_expect_success 'a fusion with every loop knob compiles' '
   cc -fsyntax-only src/sweep.c &&
   MC_PLACEMENT_VERBOSE=1 all src/sweep.c gcc -O2 &&
   grep "^ok fuse(y)@L5$" src/sweep.c.out &&
-  grep "^ok fuse(y)@L5+unroll(8)@L6$" src/sweep.c.out &&
-  grep "^ok fuse(y)@L5+ivdep@L11$" src/sweep.c.out
+  grep "^ok unroll(8)@L6+fuse(y)@L5$" src/sweep.c.out &&
+  grep "^ok ivdep@L11+fuse(y)@L5$" src/sweep.c.out
 '
 
 test_done

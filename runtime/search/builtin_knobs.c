@@ -597,23 +597,11 @@ regroup(struct mc_builtin *b, short from, short to)
             b->knob[i].group = to;
 }
 
-/* Whether a fusion knob is in group G (not 0). */
-static int
-fused(const struct mc_builtin *b, short g)
-{
-    size_t i;
-
-    for (i = 0; g && i < b->nknobs; i++)
-        if (b->knob[i].kind == MC_KK_FUSE && b->knob[i].group == g)
-            return 1;
-    return 0;
-}
-
 /* Fusion knobs for the first FUSE_NESTS sweeps that a copy-back follows
  * (cfuse.h). The rewrite changes both nests, which their other
- * rewrites (interchange, scalar replacement, unroll-and-jam) change
- * too: all of those, and whatever shares a group with them, share one
- * group with it. */
+ * rewrites (interchange, scalar replacement, unroll-and-jam, blocking)
+ * change too: all of those, and whatever shares a group with them,
+ * share one group with it. Added after blocking, it sees them all. */
 static void
 fuse_knobs(struct mc_builtin *b)
 {
@@ -650,7 +638,8 @@ fuse_knobs(struct mc_builtin *b)
             short w = b->knob[l].where;
             if ((b->knob[l].kind == MC_KK_INTERCHANGE ||
                  b->knob[l].kind == MC_KK_SCALAR ||
-                 b->knob[l].kind == MC_KK_JAM) &&
+                 b->knob[l].kind == MC_KK_JAM ||
+                 b->knob[l].kind == MC_KK_BLOCK) &&
                 (w == f.sweep || w == f.sweep_in || w == f.copy ||
                  w == f.copy_in)) {
                 regroup(b, b->knob[l].group, group);
@@ -709,17 +698,11 @@ block_knobs(struct mc_builtin *b)
         }
         for (j = 0; any && j < b->nknobs; j++)
             for (d = 1; d < bk.depth; d++)
-                if (b->knob[j].kind == MC_KK_FUSE &&
+                if ((b->knob[j].kind == MC_KK_INTERCHANGE ||
+                     b->knob[j].kind == MC_KK_SCALAR ||
+                     b->knob[j].kind == MC_KK_JAM) &&
                     b->knob[j].where == (short)bk.loop[d])
-                    regroup(b, b->knob[j].group, group);
-                else if ((b->knob[j].kind == MC_KK_INTERCHANGE ||
-                          b->knob[j].kind == MC_KK_SCALAR ||
-                          b->knob[j].kind == MC_KK_JAM) &&
-                         b->knob[j].where == (short)bk.loop[d]) {
-                    if (fused(b, b->knob[j].group))
-                        regroup(b, b->knob[j].group, group);
                     b->knob[j].group = group;
-                }
         nests += any;
     }
 }
@@ -938,7 +921,6 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
     interchange_knobs(b);
     scalar_knobs(b);
     jam_knobs(b);
-    fuse_knobs(b);
     if (!b->user_o3)
         opt_knob(b, "O3", "more aggressive vectorization, unrolling and "
                           "inlining", 0);
@@ -983,4 +965,5 @@ mc_builtin_host_table(struct mc_builtin *b, const double *count,
                   "the hottest loop left scalar: its trip count is too "
                   "short for vectors");
     block_knobs(b);
+    fuse_knobs(b);
 }

@@ -972,6 +972,14 @@ test_builtin__fuse(void)
          i++)
         ;
     ok(i < 4, "a seed among the first four fuses the first sweep");
+    i = (size_t)mc_builtin_knob(&b, "fuse(y)@L20");
+    ok(mc_builtin_knob(&b, "block128(y,x)@L25") >= 0 &&
+           b.knob[mc_builtin_knob(&b, "block128(y,x)@L25")].group ==
+               b.knob[i].group &&
+           b.knob[mc_builtin_knob(&b, "block128(y,x)@L21")].group ==
+               b.knob[i].group,
+       "the blocking of either nest excludes the fusion: both change "
+       "their headers");
     ok(build_run("fuse-orig.c", fuse, &want), "the original runs");
     render(&b, "fuse(y)@L6+fuse(y)@L20+unroll(8)@L7", fuse, &r);
     text = mc_strdup(r.s);
