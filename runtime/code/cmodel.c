@@ -273,24 +273,40 @@ strides(const char *c, size_t from, size_t to, const char *var, int *unit,
     }
 }
 
+static const char *const math_suffix[] = {"", "f", "l"};
+
+/* The calls of NAME in C[FROM, TO): the whole word, then '('. */
+static size_t
+calls(const char *c, size_t from, size_t to, const char *name)
+{
+    size_t i, j, n = 0;
+
+    for (i = from; i < to; i++) {
+        if (!mc_ctext_word_at(c, to, i, name))
+            continue;
+        j = mc_cmodel_skip_space(c, to, i + strlen(name));
+        n += j < to && c[j] == '(';
+    }
+    return n;
+}
+
+/* errno_math[F] with suffix S (math_suffix[]) into NAME. */
+static void
+math_name(size_t f, size_t s, char *name, size_t size)
+{
+    snprintf(name, size, "%s%s", errno_math[f], math_suffix[s]);
+}
+
 static int
 count_math(const char *c, size_t from, size_t to)
 {
-    size_t i, f, n = 0;
+    size_t f, s, n = 0;
     char name[16];
 
-    for (i = from; i < to; i++)
-        for (f = 0; f < MC_ARRAY_SIZE(errno_math); f++) {
-            const char *suffix[] = {"", "f", "l"};
-            size_t s, j;
-            for (s = 0; s < 3; s++) {
-                snprintf(name, sizeof(name), "%s%s", errno_math[f],
-                         suffix[s]);
-                if (!mc_ctext_word_at(c, to, i, name))
-                    continue;
-                j = mc_cmodel_skip_space(c, to, i + strlen(name));
-                n += j < to && c[j] == '(';
-            }
+    for (f = 0; f < MC_ARRAY_SIZE(errno_math); f++)
+        for (s = 0; s < MC_ARRAY_SIZE(math_suffix); s++) {
+            math_name(f, s, name, sizeof(name));
+            n += calls(c, from, to, name);
         }
     return (int)n;
 }
@@ -311,23 +327,15 @@ two_args(size_t f)
 void
 mc_cmodel_math_decls(const char *c, size_t len, struct mc_buf *out)
 {
-    static const char *const suffix[] = {"", "f", "l"};
     static const char *const type[] = {"double", "float", "long double"};
-    size_t f, s, i, j;
+    size_t f, s;
     int any = 0;
     char name[16];
 
     for (f = 0; f < MC_ARRAY_SIZE(errno_math); f++)
-        for (s = 0; s < MC_ARRAY_SIZE(suffix); s++) {
-            snprintf(name, sizeof(name), "%s%s", errno_math[f], suffix[s]);
-            for (i = 0; i < len; i++) {
-                if (!mc_ctext_word_at(c, len, i, name))
-                    continue;
-                j = mc_cmodel_skip_space(c, len, i + strlen(name));
-                if (j < len && c[j] == '(')
-                    break;
-            }
-            if (i == len)
+        for (s = 0; s < MC_ARRAY_SIZE(math_suffix); s++) {
+            math_name(f, s, name, sizeof(name));
+            if (!calls(c, 0, len, name))
                 continue;
             if (!any++)
                 mc_buf_adds(out, "#ifndef __cplusplus\n");

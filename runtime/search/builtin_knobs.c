@@ -452,17 +452,30 @@ trip_count(const struct mc_cloop *l, const double *count, size_t ncount)
 
 /* Interchange knobs for the nests whose inner loop strides through
  * memory while its parent's variable would not. */
+/* Whether every line from loop FROM's to loop TO's last may change
+ * (outside the fences, b->ok). */
+static int
+lines_ok(const struct mc_builtin *b, int from, int to)
+{
+    size_t l;
+
+    for (l = b->m->loop[from].line;
+         l <= mc_cmodel_line(b->m, b->m->loop[to].end - 1); l++)
+        if (!b->ok[l])
+            return 0;
+    return 1;
+}
+
 static void
 interchange_knobs(struct mc_builtin *b)
 {
     const struct mc_cmodel *m = b->m;
-    size_t i, pre, post, l;
+    size_t i, pre, post;
     char label[48];
     int block;
 
     for (i = 0; i < m->nloop; i++) {
         const struct mc_cloop *n = &m->loop[i], *o;
-        int lines_ok = 1;
         struct mc_knob *k;
 
         if (n->parent < 0 || n->strided == 0 ||
@@ -471,12 +484,11 @@ interchange_knobs(struct mc_builtin *b)
                             &block))
             continue;
         o = &m->loop[n->parent];
-        for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)
-            lines_ok &= b->ok[l];
         /* No directive inside the nest, and its inner loop takes a
          * pragma after the rewrite as before it. */
-        lines_ok &= o->plain && n->placeable && !o->pragma && !n->pragma;
-        if (!lines_ok || mc_cmodel_line(m, o->head_end - 1) != o->line ||
+        if (!lines_ok(b, n->parent, n->parent) || !o->plain || !n->placeable ||
+            o->pragma || n->pragma ||
+            mc_cmodel_line(m, o->head_end - 1) != o->line ||
             mc_cmodel_line(m, n->head_end - 1) != n->line)
             continue;
         snprintf(label, sizeof(label), "interchange(%.12s,%.12s)@L%zu",
@@ -500,19 +512,15 @@ scalar_knobs(struct mc_builtin *b)
 {
     const struct mc_cmodel *m = b->m;
     struct mc_cscalar sr;
-    size_t i, j, l;
+    size_t i, j;
     char label[48];
 
     for (i = 0; i < m->nloop; i++) {
         const struct mc_cloop *n = &m->loop[i];
-        int lines_ok = 1;
         struct mc_knob *k;
 
-        if (!mc_cscalar_loop(b->blank, b->len, m, (int)i, &sr))
-            continue;
-        for (l = n->line; l <= mc_cmodel_line(m, n->end - 1); l++)
-            lines_ok &= b->ok[l];
-        if (!lines_ok)
+        if (!mc_cscalar_loop(b->blank, b->len, m, (int)i, &sr) ||
+            !lines_ok(b, (int)i, (int)i))
             continue;
         snprintf(label, sizeof(label), "%s@L%zu",
                  sr.needs_restrict ? "scalar-restrict" : "scalar", n->line);
@@ -549,15 +557,11 @@ jam_knobs(struct mc_builtin *b)
     for (i = 0; i < m->nloop && nests < JAM_NESTS; i++) {
         const struct mc_cloop *o;
         short group = (short)(300 + (i & 0x3fff));
-        int lines_ok = 1;
 
-        if (!mc_cjam_nest(b->blank, b->len, m, (int)i, &jam))
+        if (!mc_cjam_nest(b->blank, b->len, m, (int)i, &jam) ||
+            !lines_ok(b, jam.outer, jam.outer))
             continue;
         o = &m->loop[jam.outer];
-        for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)
-            lines_ok &= b->ok[l];
-        if (!lines_ok)
-            continue;
         for (f = 0; f < MC_ARRAY_SIZE(factors); f++) {
             struct mc_knob *k;
             snprintf(label, sizeof(label), "jam%d(%.12s)@L%zu", factors[f],
@@ -608,20 +612,15 @@ fuse_knobs(struct mc_builtin *b)
     const struct mc_cmodel *m = b->m;
     struct mc_cfuse f;
     size_t i, l;
-    int nests = 0, lines_ok;
+    int nests = 0;
     char label[48];
 
     for (i = 0; i < m->nloop && nests < FUSE_NESTS; i++) {
         short group = (short)(300 + (i & 0x3fff));
         struct mc_knob *k;
 
-        if (!mc_cfuse_nest(b->blank, b->len, m, (int)i, &f))
-            continue;
-        lines_ok = 1;
-        for (l = m->loop[f.sweep].line;
-             l <= mc_cmodel_line(m, m->loop[f.copy].end - 1); l++)
-            lines_ok &= b->ok[l];
-        if (!lines_ok)
+        if (!mc_cfuse_nest(b->blank, b->len, m, (int)i, &f) ||
+            !lines_ok(b, f.sweep, f.copy))
             continue;
         snprintf(label, sizeof(label), "fuse(%.12s)@L%zu",
                  m->loop[f.sweep].var, m->loop[f.sweep].line);
@@ -662,20 +661,15 @@ block_knobs(struct mc_builtin *b)
     const struct mc_cmodel *m = b->m;
     struct mc_cblock bk;
     int sizes[MC_CBLOCK_SIZES], nests = 0, d, s;
-    size_t i, j, l;
+    size_t i, j;
     char label[48];
 
     for (i = 0; i < m->nloop && nests < BLOCK_NESTS; i++) {
-        const struct mc_cloop *o;
         short group = (short)(300 + (i & 0x3fff));
-        int lines_ok = 1, any = 0;
+        int any = 0;
 
-        if (!mc_cblock_nest(b->blank, b->len, m, (int)i, &bk))
-            continue;
-        o = &m->loop[bk.loop[0]];
-        for (l = o->line; l <= mc_cmodel_line(m, o->end - 1); l++)
-            lines_ok &= b->ok[l];
-        if (!lines_ok)
+        if (!mc_cblock_nest(b->blank, b->len, m, (int)i, &bk) ||
+            !lines_ok(b, bk.loop[0], bk.loop[0]))
             continue;
         mc_cblock_sizes(&bk, sizes);
         for (s = 0; s < MC_CBLOCK_SIZES; s++) {
